@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0
+# Front door for devmem TCP on Linux 6.1 LTS. `make help` lists the targets.
+
+H := harness
+
+.PHONY: help deps tree kernel tools checkpatch check test vm quilt series demo clean
+
+help:
+	@echo "make deps        install missing apt packages and virtme-ng (venv in build/)"
+	@echo "make tree        lay down build/src: pinned 6.1 base + our files + patches/series"
+	@echo "make kernel      build bzImage out of tree (build/obj) with ccache"
+	@echo "make tools       headers_install + build the kselftests against them"
+	@echo "make checkpatch  checkpatch.pl --strict over the series and new files"
+	@echo "make check       all of the above, then boot QEMU and run the kselftests"
+	@echo "make vm          interactive shell in the VM on the built kernel"
+	@echo "make quilt       shell in build/quilt to edit patches/ with quilt"
+	@echo "make series      git format-patch series in build/series, verified with git am"
+	@echo "make demo        the end-to-end demo (stream into a udmabuf, validate)"
+	@echo "make clean       remove build/ (keeps the ccache)"
+
+deps:
+	@$(H)/deps.sh
+
+tree: deps
+	@$(H)/tree.sh
+
+kernel: tree
+	@$(H)/kernel.sh
+
+tools: kernel
+	@$(H)/tools.sh
+
+checkpatch: tree
+	@$(H)/checkpatch.sh
+
+check: tools
+	@$(H)/host-checks.sh
+	@$(H)/check.sh
+
+test: check
+
+vm: tools
+	@$(H)/vm.sh
+
+quilt: tree
+	@$(H)/quilt-shell.sh
+
+series: tree
+	@$(H)/series.sh
+
+demo: tools
+	@$(H)/demo.sh
+
+clean:
+	rm -rf build

@@ -1,0 +1,15 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside the VM: the installed kselftests, then saves the kernel log.
+# usage: guest-run.sh <kselftest dir> <log dir> [run_kselftest.sh args]
+KST=$1
+LOGS=$2
+shift 2
+
+echo "GUEST_START uptime=$(cut -d' ' -f1 /proc/uptime)s $(uname -r)"
+date +%s.%N > "$LOGS/guest-start"
+export PATH=$PATH:/usr/sbin:/sbin
+cd "$KST" || exit 1
+./run_kselftest.sh "$@" 2>&1 | tee "$LOGS/kselftest.log"
+dmesg > "$LOGS/dmesg.log"
+echo "GUEST_DONE uptime=$(cut -d' ' -f1 /proc/uptime)s"

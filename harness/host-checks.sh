@@ -1,0 +1,21 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Checks that run on the host before the VM; results go to
+# build/logs/host-results in the format check.sh reports.
+. "$(dirname "$0")/lib.sh"
+
+mkdir -p "$LOGS"
+out=$LOGS/host-results
+: > "$out"
+
+for c in $(grep -v '^#' "$REPO/harness/host-checks" | xargs); do
+	say "host check: $c"
+	if "$REPO/harness/$c.sh" > "$LOGS/$c.log" 2>&1; then
+		printf 'PASS\thost/%s\n' "$c" >> "$out"
+		tail -n 1 "$LOGS/$c.log"
+	else
+		printf 'FAIL\thost/%s (log: %s)\n' "$c" "$LOGS/$c.log" >> "$out"
+		sed 's/^/    /' "$LOGS/$c.log" | tail -n 40
+	fi
+done
+exit 0

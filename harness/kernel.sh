@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Configure (tinyconfig + fragment) and build bzImage out of tree with ccache.
+. "$(dirname "$0")/lib.sh"
+
+need_cmd ccache ccache
+need_cmd flex flex
+need_cmd bison bison
+[ -d "$SRC/.git" ] || die "no tree in $SRC (run: make tree)"
+
+mkdir -p "$OBJ"
+KMAKE=(make -C "$SRC" O="$OBJ" LOCALVERSION="$LOCALVERSION"
+       CC="ccache gcc" HOSTCC="ccache gcc" KBUILD_BUILD_USER=devmem
+       KBUILD_BUILD_HOST=qemu)
+
+stamp=$OBJ/.stamp-config
+want_stamp=$(cat "$FRAGMENT" | sha1sum | cut -d' ' -f1)
+if [ ! -f "$OBJ/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want_stamp" ]; then
+	say "config: tinyconfig + $(basename "$FRAGMENT")"
+	"${KMAKE[@]}" -s tinyconfig >/dev/null
+	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "$FRAGMENT" >/dev/null
+	"${KMAKE[@]}" -s olddefconfig >/dev/null
+	# Every option of the fragment must have survived (typos, missing deps).
+	bad=0
+	while IFS= read -r line; do
+		case "$line" in CONFIG_*=*) ;; *) continue ;; esac
+		opt=${line%%=*}; val=${line#*=}
+		if [ "$val" = n ]; then
+			grep -q "^$opt=" "$OBJ/.config" && { echo "  $opt should be unset"; bad=1; }
+		elif ! grep -qx "$line" "$OBJ/.config"; then
+			echo "  $line requested, got: $(grep "^$opt=\|# $opt " "$OBJ/.config" || echo unset)"
+			bad=1
+		fi
+	done < "$FRAGMENT"
+	[ $bad = 0 ] || die "config fragment options did not survive olddefconfig (above)"
+	echo "$want_stamp" > "$stamp"
+fi
+
+say "kernel: building bzImage with $JOBS jobs (cold: 10-20 min; log: $LOGS/kernel-build.log)"
+mkdir -p "$LOGS"
+start=$(date +%s)
+if ! "${KMAKE[@]}" -j"$JOBS" bzImage > "$LOGS/kernel-build.log" 2>&1; then
+	grep -E 'error|Error' "$LOGS/kernel-build.log" | head -n 40 >&2
+	die "kernel build failed (full log: $LOGS/kernel-build.log)"
+fi
+grep -E '(warning|error):' "$LOGS/kernel-build.log" | grep -E '^(\.\./)?[a-z]' | head -n 20 || true
+say "kernel: $(cat "$OBJ/include/config/kernel.release") built in $(($(date +%s) - start)) s"

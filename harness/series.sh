@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Turn the tree into a `git format-patch` series in build/series:
+# one commit per quilt patch, each also adding the new files that
+# patches/files.map assigns to it. Then prove the series: `git am` onto the
+# pristine base must reproduce build/src exactly, and every patch must pass
+# checkpatch.pl --strict.
+. "$(dirname "$0")/lib.sh"
+
+[ -d "$SRC/.git" ] || die "no tree in $SRC (run: make tree)"
+MAP=$REPO/patches/files.map
+OUT=$BUILD/series
+WT=$BUILD/series-wt
+VERIFY=$BUILD/series-verify
+
+g() { git -C "$1" -c "user.name=$(git -C "$REPO" config user.name)" \
+	 -c "user.email=$(git -C "$REPO" config user.email)" "${@:2}"; }
+
+# Every new file must belong to exactly one patch.
+mapped=$(grep -v '^\s*\(#\|$\)' "$MAP" | awk '{print $2}')
+unmapped=0
+for d in $KERNEL_DIRS; do
+	[ -d "$REPO/$d" ] || continue
+	while IFS= read -r f; do
+		rel=${f#"$REPO/"}
+		hit=0
+		for m in $mapped; do
+			case "$rel" in "$m"|"$m"/*) hit=1; break ;; esac
+		done
+		[ $hit = 1 ] || { echo "unmapped new file: $rel"; unmapped=1; }
+	done < <(find "$REPO/$d" -type f)
+done
+[ $unmapped = 0 ] || die "add the files above to patches/files.map"
+
+for w in "$WT" "$VERIFY"; do
+	git -C "$SRC" worktree remove --force "$w" 2>/dev/null || rm -rf "$w"
+done
+git -C "$SRC" worktree prune
+say "series: building commits on a worktree of the base"
+git -C "$SRC" worktree add -q --detach "$WT" base
+
+n=0
+while read -r p _; do
+	case "$p" in ''|'#'*) continue ;; esac
+	n=$((n + 1))
+	g "$WT" am -q --empty=keep "$REPO/patches/$p" ||
+		die "git am of patches/$p failed"
+	for m in $(awk -v p="$p" '$1 == p {print $2}' "$MAP"); do
+		mkdir -p "$WT/$(dirname "$m")"
+		cp -a "$REPO/$m" "$WT/$(dirname "$m")/"
+		g "$WT" add -f -- "$m"
+	done
+	g "$WT" commit -q --amend --no-edit --allow-empty
+done < "$REPO/patches/series"
+
+if ! git -C "$WT" diff --quiet HEAD "$(git -C "$SRC" rev-parse HEAD)"; then
+	git -C "$WT" diff --stat HEAD "$(git -C "$SRC" rev-parse HEAD)" | tail -n 20
+	die "series does not reproduce build/src (differences above; run make tree?)"
+fi
+
+rm -rf "$OUT"
+g "$WT" format-patch -q --cover-letter -o "$OUT" base..HEAD
+cover=$(ls "$OUT"/0000-*.patch)
+subject=$(sed -n '1p' "$REPO/patches/cover-letter")
+python3 - "$cover" "$subject" "$REPO/patches/cover-letter" <<'PY'
+import sys
+cover, subject, blurb_file = sys.argv[1:]
+blurb = open(blurb_file).read().split('\n', 2)[2].rstrip('\n')
+text = open(cover).read()
+text = text.replace('*** SUBJECT HERE ***', subject)
+text = text.replace('*** BLURB HERE ***', blurb)
+open(cover, 'w').write(text)
+PY
+
+say "series: verifying with git am on a pristine base"
+git -C "$SRC" worktree add -q --detach "$VERIFY" base
+g "$VERIFY" am -q --empty=keep $(ls "$OUT"/*.patch | grep -v '/0000-') ||
+	die "git am of build/series failed"
+git -C "$VERIFY" diff --quiet HEAD "$(git -C "$SRC" rev-parse HEAD)" ||
+	die "git am result differs from build/src"
+
+fail=0
+for f in $(ls "$OUT"/*.patch | grep -v '/0000-'); do
+	(cd "$SRC" && scripts/checkpatch.pl --strict --quiet --color=never \
+		--ignore FILE_PATH_CHANGES "$f") || { echo "  ^ $(basename "$f")"; fail=1; }
+done
+git -C "$SRC" worktree remove --force "$VERIFY"
+git -C "$SRC" worktree remove --force "$WT"
+[ $fail = 0 ] || die "checkpatch --strict found problems in the series"
+say "series: $n patches + cover letter in $OUT; git am onto base reproduces the tree; checkpatch --strict clean"

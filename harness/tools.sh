@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install the uapi headers and build/install the kselftests against them.
+. "$(dirname "$0")/lib.sh"
+
+[ -f "$OBJ/include/config/kernel.release" ] || die "no kernel built in $OBJ (run: make kernel)"
+
+KMAKE=(make -C "$SRC" O="$OBJ" LOCALVERSION="$LOCALVERSION")
+say "tools: headers_install -> $HDR"
+"${KMAKE[@]}" -s headers_install INSTALL_HDR_PATH="$HDR"
+
+TARGETS=$(cat "$REPO/harness/kselftest-targets" | grep -v '^#' | xargs)
+say "tools: building kselftests ($TARGETS)"
+rm -rf "$KST"
+mkdir -p "$LOGS"
+if ! make -C "$SRC/tools/testing/selftests" O="$OBJ" TARGETS="$TARGETS" \
+	KHDR_INCLUDES="-isystem $HDR/include" KSFT_INSTALL_PATH="$KST" \
+	install > "$LOGS/kselftest-build.log" 2>&1; then
+	grep -E 'error|Error' "$LOGS/kselftest-build.log" | head -n 40 >&2
+	die "kselftest build failed (log: $LOGS/kselftest-build.log)"
+fi
+grep -E 'warning:' "$LOGS/kselftest-build.log" | head -n 20 || true
+
+# What the booted kernel must match (kernel_release.sh).
+uts=$(sed -n 's/^#define UTS_VERSION "\(.*\)"$/\1/p' "$OBJ/include/generated/compile.h")
+for t in $TARGETS; do
+	[ -d "$KST/$t" ] || continue
+	{
+		echo "BUILD_RELEASE='$(cat "$OBJ/include/config/kernel.release")'"
+		echo "BUILD_UTS_VERSION='$uts'"
+	} > "$KST/$t/build_info"
+done
+say "tools: kselftests installed in $KST"

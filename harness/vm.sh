@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot the built kernel with virtme-ng.
+#   vm.sh                 interactive shell (developers)
+#   vm.sh --exec CMD      run CMD in the guest, output to stdout
+# KVM is used when a short probe boots with it; otherwise TCG.
+. "$(dirname "$0")/lib.sh"
+
+BZIMAGE=$OBJ/arch/x86/boot/bzImage
+[ -f "$BZIMAGE" ] || die "no kernel at $BZIMAGE (run: make kernel)"
+[ -x "$(vng_bin)" ] || die "virtme-ng missing in $VENV (run: make deps)"
+need_cmd qemu-system-x86_64 qemu-system-x86
+need_cmd busybox busybox-static
+
+VM_MEMORY=${VM_MEMORY:-4G}
+VM_CPUS=${VM_CPUS:-2}
+VM_APPEND=${VM_APPEND:-}
+
+vng_cmd() {
+	local accel=$1
+	shift
+	local args=(--run "$BZIMAGE" --user root --force-9p --force-initramfs
+		    --memory "$VM_MEMORY" --cpus "$VM_CPUS"
+		    --append "oops=panic panic=-1 $VM_APPEND")
+	[ "$accel" = tcg ] && args+=(--disable-kvm)
+	"$(vng_bin)" "${args[@]}" "$@"
+}
+
+# Decide KVM vs TCG once per machine+kernel (cached in build/).
+probe_accel() {
+	local cache=$BUILD/accel
+	if [ -f "$cache" ] && [ "$cache" -nt "$BZIMAGE" ]; then
+		cat "$cache"
+		return
+	fi
+	local accel=tcg
+	if [ -w /dev/kvm ] && [ "${DEVMEM_NO_KVM:-0}" != 1 ]; then
+		if DEVMEM_ACCEL=kvm VM_MEMORY=1G VM_CPUS=1 timeout --kill-after=5 30 \
+		   "$0" --exec 'echo kvm-probe-ok' 2>/dev/null | grep -q kvm-probe-ok; then
+			accel=kvm
+		fi
+	fi
+	echo $accel > "$cache"
+	echo $accel
+}
+
+mkdir -p "$LOGS"
+ACCEL=${DEVMEM_ACCEL:-$(probe_accel 2>/dev/null)}
+if [ "${1:-}" = --exec ]; then
+	shift
+	vng_cmd "$ACCEL" -v --rwdir "$LOGS" --exec "$*"
+else
+	say "interactive VM on $(cat "$OBJ/include/config/kernel.release") ($ACCEL); exit the shell to power off"
+	vng_cmd "$ACCEL" --rwdir "$LOGS"
+fi
