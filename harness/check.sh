@@ -14,11 +14,16 @@ rm -f "$LOGS"/{kselftest.log,dmesg.log,console.log,guest-start}
 say "booting $(cat "$OBJ/include/config/kernel.release") in QEMU, running kselftests (console: $LOGS/console.log)"
 t0=$(date +%s.%N)
 set +e
+: > "$LOGS/kselftest.log"
+tail -n +1 -F "$LOGS/kselftest.log" 2>/dev/null |
+	grep --line-buffered -E '^(# )?(not )?ok [0-9]' &
+tailer=$!
 timeout --kill-after=15 "$VM_TIMEOUT" "$REPO/harness/vm.sh" --exec \
-	"$REPO/harness/guest-run.sh $KST $LOGS ${KSELFTEST_ARGS:-}" 2>&1 |
-	tee "$LOGS/console.log" |
-	grep --line-buffered -E '^(# )?(not )?ok [0-9]|^GUEST_|Kernel panic|BUG:|WARNING:|Oops'
-vm_rc=${PIPESTATUS[0]}
+	"$REPO/harness/guest-run.sh $KST $LOGS ${KSELFTEST_ARGS:-}" > "$LOGS/console.log" 2>&1
+vm_rc=$?
+sleep 1
+kill $tailer 2>/dev/null
+wait $tailer 2>/dev/null
 set -e
 if [ -f "$LOGS/guest-start" ]; then
 	boot=$(echo "$(cat "$LOGS/guest-start") - $t0" | bc)
@@ -45,7 +50,7 @@ function flush(top_ok, name, reason) {
 	sub(/^(not )?ok [0-9]+ /, "", line)
 	if (line ~ /# SKIP/) st = "SKIP"; else st = ok ? "PASS" : "FAIL"
 	if (st == "FAIL") nested_fail++
-	nested[nested_n++] = st "\t" prog "." line
+	nested[nested_n++] = st "\t" prog ": " line
 	next
 }
 /^# selftests: / { prog = $0; sub(/^# selftests: /, "", prog); sub(/: /, "/", prog) }

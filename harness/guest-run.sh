@@ -10,6 +10,10 @@ echo "GUEST_START uptime=$(cut -d' ' -f1 /proc/uptime)s $(uname -r)"
 date +%s.%N > "$LOGS/guest-start"
 export PATH=$PATH:/usr/sbin:/sbin
 cd "$KST" || exit 1
-./run_kselftest.sh "$@" 2>&1 | tee "$LOGS/kselftest.log"
+# The runner reopens /dev/stdout for nested output; the guest init may
+# point it at the console, so point it back at our stdout: a real file.
+[ "$(readlink /dev/stdout)" = /proc/self/fd/1 ] || ln -sf /proc/self/fd/1 /dev/stdout
+: > "$LOGS/kselftest.log"
+./run_kselftest.sh "$@" >> "$LOGS/kselftest.log" 2>&1
 dmesg > "$LOGS/dmesg.log"
 echo "GUEST_DONE uptime=$(cut -d' ' -f1 /proc/uptime)s"

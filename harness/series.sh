@@ -8,6 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "no tree in $SRC (run: make tree)"
+# spdxcheck.py runs "python3" from PATH: use Debian's, which has ply.
+export PATH=/usr/bin:$PATH
 MAP=$REPO/patches/files.map
 OUT=$BUILD/series
 WT=$BUILD/series-wt

@@ -22,7 +22,9 @@ fi
 grep -E 'warning:' "$LOGS/kselftest-build.log" | head -n 20 || true
 
 # What the booted kernel must match (kernel_release.sh).
-uts=$(sed -n 's/^#define UTS_VERSION "\(.*\)"$/\1/p' "$OBJ/include/generated/compile.h")
+uts=$(sed -n 's/^#define UTS_VERSION "\(.*\)"$/\1/p' \
+	"$OBJ/include/generated/utsversion.h" "$OBJ/include/generated/compile.h" 2>/dev/null | head -n1)
+[ -n "$uts" ] || die "cannot find UTS_VERSION in $OBJ/include/generated"
 for t in $TARGETS; do
 	[ -d "$KST/$t" ] || continue
 	{

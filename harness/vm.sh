@@ -12,6 +12,7 @@ BZIMAGE=$OBJ/arch/x86/boot/bzImage
 need_cmd qemu-system-x86_64 qemu-system-x86
 need_cmd busybox busybox-static
 
+export PATH=$VENV/bin:$PATH
 VM_MEMORY=${VM_MEMORY:-4G}
 VM_CPUS=${VM_CPUS:-2}
 VM_APPEND=${VM_APPEND:-}

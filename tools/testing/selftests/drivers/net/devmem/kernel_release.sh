@@ -22,13 +22,14 @@ case "$rel" in
 *) ktap_fail "release ends in -devmem" "got $rel" ;;
 esac
 
-if [ "$rel" = "$BUILD_RELEASE" ]; then
+if [ -n "$BUILD_RELEASE" ] && [ "$rel" = "$BUILD_RELEASE" ]; then
 	ktap_pass "release matches build ($BUILD_RELEASE)"
 else
 	ktap_fail "release matches build" "running $rel, built $BUILD_RELEASE"
 fi
 
-if grep -qF -- "$BUILD_UTS_VERSION" /proc/version; then
+if [ -n "$BUILD_UTS_VERSION" ] &&
+   grep -qF -- "$BUILD_UTS_VERSION" /proc/version; then
 	ktap_pass "version matches build ($BUILD_UTS_VERSION)"
 else
 	ktap_fail "version matches build" \
