@@ -9,6 +9,8 @@ need_cmd bison bison
 [ -d "$SRC/.git" ] || die "no tree in $SRC (run: make tree)"
 
 mkdir -p "$OBJ"
+# Relative paths in the preprocessed output let clones share the ccache.
+export CCACHE_BASEDIR=$BUILD
 KMAKE=(make -C "$SRC" O="$OBJ" LOCALVERSION="$LOCALVERSION"
        CC="ccache gcc" HOSTCC="ccache gcc" KBUILD_BUILD_USER=devmem
        KBUILD_BUILD_HOST=qemu)
