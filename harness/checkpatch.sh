@@ -11,6 +11,7 @@ CP="$SRC/scripts/checkpatch.pl"
 [ -x "$CP" ] || die "no tree in $SRC (run: make tree)"
 IGNORE=$(grep -v '^#' "$REPO/harness/checkpatch-ignore" 2>/dev/null | xargs | tr ' ' ',')
 OPTS=(--strict --no-signoff --quiet --show-types --color=never
+      --typedefsfile "$REPO/harness/checkpatch-typedefs"
       ${IGNORE:+--ignore "$IGNORE"})
 
 fail=0
@@ -18,6 +19,8 @@ n=0
 while read -r p _; do
 	case "$p" in ''|'#'*) continue ;; esac
 	n=$((n + 1))
+	# message-only patches are checked whole by `make series`
+	grep -q '^--- ' "$REPO/patches/$p" || continue
 	out=$(cd "$SRC" && "$CP" "${OPTS[@]}" "$REPO/patches/$p" 2>&1) || true
 	if [ -n "$out" ]; then
 		echo "checkpatch: patches/$p"
@@ -33,7 +36,7 @@ for d in $KERNEL_DIRS; do
 	while IFS= read -r -d '' f; do
 		n=$((n + 1))
 		rel=${f#"$REPO/"}
-		out=$(cd "$SRC" && "$CP" "${OPTS[@]}" -f "$rel" 2>&1) || true
+		out=$(cd "$REPO" && "$CP" "${OPTS[@]}" -f "$rel" 2>&1) || true
 		if [ -n "$out" ]; then
 			echo "checkpatch: $rel"
 			echo "$out" | sed 's/^/    /'

@@ -45,8 +45,18 @@ n=0
 while read -r p _; do
 	case "$p" in ''|'#'*) continue ;; esac
 	n=$((n + 1))
-	g "$WT" am -q --empty=keep "$REPO/patches/$p" ||
-		die "git am of patches/$p failed"
+	if grep -q '^--- ' "$REPO/patches/$p"; then
+		g "$WT" am -q "$REPO/patches/$p" ||
+			die "git am of patches/$p failed"
+	else
+		# message only: its commit is made of the new files it owns
+		tmp=$(mktemp -d)
+		git -C "$WT" mailinfo "$tmp/msg" "$tmp/patch" \
+			< "$REPO/patches/$p" > "$tmp/info"
+		{ sed -n 's/^Subject: //p' "$tmp/info"; echo; cat "$tmp/msg"; } > "$tmp/commit"
+		g "$WT" commit -q --allow-empty -F "$tmp/commit"
+		rm -rf "$tmp"
+	fi
 	for m in $(awk -v p="$p" '$1 == p {print $2}' "$MAP"); do
 		mkdir -p "$WT/$(dirname "$m")"
 		cp -a "$REPO/$m" "$WT/$(dirname "$m")/"
@@ -84,7 +94,8 @@ git -C "$VERIFY" diff --quiet HEAD "$(git -C "$SRC" rev-parse HEAD)" ||
 fail=0
 for f in $(ls "$OUT"/*.patch | grep -v '/0000-'); do
 	(cd "$SRC" && scripts/checkpatch.pl --strict --quiet --color=never \
-		--ignore FILE_PATH_CHANGES "$f") || { echo "  ^ $(basename "$f")"; fail=1; }
+		--ignore FILE_PATH_CHANGES \
+		--typedefsfile "$REPO/harness/checkpatch-typedefs" "$f") || { echo "  ^ $(basename "$f")"; fail=1; }
 done
 git -C "$SRC" worktree remove --force "$VERIFY"
 git -C "$SRC" worktree remove --force "$WT"

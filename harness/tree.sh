@@ -68,7 +68,7 @@ mkdir -p "$STAGE"
 SERIES=$REPO/patches/series
 patched=$( [ -f "$SERIES" ] && grep -v '^\s*#' "$SERIES" | grep -v '^\s*$' |
 	   while read -r p _; do
-		   sed -n -e 's#^--- a/##p' -e 's#^+++ b/##p' "$REPO/patches/$p" |
+		   sed -n -e 's#^--- [^/]*/##p' -e 's#^+++ [^/]*/##p' "$REPO/patches/$p" |
 			   sed 's/\t.*//'
 	   done | sort -u || true)
 for f in $patched; do
@@ -90,12 +90,23 @@ for d in $KERNEL_DIRS; do
 	done < <(find "$REPO/$d" -type f -print0)
 done
 
-if [ -s "$SERIES" ] && grep -qv '^\s*\(#\|$\)' "$SERIES"; then
-	say "applying $(grep -cv '^\s*\(#\|$\)' "$SERIES") patches with quilt"
+# Patches that only carry a commit message (their commit adds new files,
+# see patches/files.map) have nothing for quilt to apply.
+FILTERED=$BUILD/series.quilt
+: > "$FILTERED"
+if [ -f "$SERIES" ]; then
+	grep -v '^\s*\(#\|$\)' "$SERIES" | while read -r p _; do
+		grep -q '^--- ' "$REPO/patches/$p" && echo "$p" >> "$FILTERED"
+	done
+fi
+if [ -s "$FILTERED" ]; then
+	say "applying $(wc -l < "$FILTERED") patches with quilt"
 	if ! (cd "$STAGE" && QUILT_PATCHES="$REPO/patches" QUILT_PC=.pc \
+	      QUILT_SERIES="$FILTERED" \
 	      quilt push -a -q --fuzz=0 >"$BUILD/quilt.log" 2>&1); then
 		cat "$BUILD/quilt.log" >&2
-		failing=$(cd "$STAGE" && QUILT_PATCHES="$REPO/patches" QUILT_PC=.pc quilt next 2>/dev/null || true)
+		failing=$(cd "$STAGE" && QUILT_PATCHES="$REPO/patches" QUILT_PC=.pc \
+			  QUILT_SERIES="$FILTERED" quilt next 2>/dev/null || true)
 		die "patch '${failing:-?}' does not apply to linux-source-6.1 $have"
 	fi
 fi

@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hdsim ethtool: channels, rings and tcp-data-split, ntuple rules, RSS
+ * indirection, per-queue statistics. Steering of received frames lives
+ * here too, next to the tables it reads.
+ */
+#include <linux/ethtool.h>
+#include <linux/ethtool_netlink.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <linux/tcp.h>
+#include <net/ip.h>
+
+#include "hdsim.h"
+
+struct hdsim_flow {
+	u32 flow_type;
+	__be32 src[4];
+	__be32 dst[4];
+	__be16 sport;
+	__be16 dport;
+};
+
+static bool hdsim_flow_parse(const struct sk_buff *skb, struct hdsim_flow *fl)
+{
+	struct ethhdr _eth, *eth;
+	struct tcphdr _th, *th;
+	int thoff;
+
+	eth = skb_header_pointer(skb, 0, sizeof(_eth), &_eth);
+	if (!eth)
+		return false;
+
+	memset(fl, 0, sizeof(*fl));
+	if (eth->h_proto == htons(ETH_P_IP)) {
+		struct iphdr _iph, *iph;
+
+		iph = skb_header_pointer(skb, ETH_HLEN, sizeof(_iph), &_iph);
+		if (!iph || iph->protocol != IPPROTO_TCP || ip_is_fragment(iph))
+			return false;
+		fl->flow_type = TCP_V4_FLOW;
+		fl->src[0] = iph->saddr;
+		fl->dst[0] = iph->daddr;
+		thoff = ETH_HLEN + iph->ihl * 4;
+	} else if (eth->h_proto == htons(ETH_P_IPV6)) {
+		struct ipv6hdr _ip6h, *ip6h;
+
+		ip6h = skb_header_pointer(skb, ETH_HLEN, sizeof(_ip6h), &_ip6h);
+		if (!ip6h || ip6h->nexthdr != IPPROTO_TCP)
+			return false;
+		fl->flow_type = TCP_V6_FLOW;
+		memcpy(fl->src, &ip6h->saddr, sizeof(fl->src));
+		memcpy(fl->dst, &ip6h->daddr, sizeof(fl->dst));
+		thoff = ETH_HLEN + sizeof(*ip6h);
+	} else {
+		return false;
+	}
+
+	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
+	if (!th)
+		return false;
+	fl->sport = th->source;
+	fl->dport = th->dest;
+	return true;
+}
+
+static bool hdsim_match32(const __be32 *v, const __be32 *want,
+			  const __be32 *mask, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if ((v[i] ^ want[i]) & mask[i])
+			return false;
+	return true;
+}
+
+static bool hdsim_rule_match(const struct ethtool_rx_flow_spec *fs,
+			     const struct hdsim_flow *fl)
+{
+	if ((fs->flow_type & ~FLOW_EXT) != fl->flow_type)
+		return false;
+
+	if (fl->flow_type == TCP_V4_FLOW) {
+		const struct ethtool_tcpip4_spec *v = &fs->h_u.tcp_ip4_spec;
+		const struct ethtool_tcpip4_spec *m = &fs->m_u.tcp_ip4_spec;
+
+		return hdsim_match32(&fl->src[0], &v->ip4src, &m->ip4src, 1) &&
+		       hdsim_match32(&fl->dst[0], &v->ip4dst, &m->ip4dst, 1) &&
+		       !((fl->sport ^ v->psrc) & m->psrc) &&
+		       !((fl->dport ^ v->pdst) & m->pdst);
+	} else {
+		const struct ethtool_tcpip6_spec *v = &fs->h_u.tcp_ip6_spec;
+		const struct ethtool_tcpip6_spec *m = &fs->m_u.tcp_ip6_spec;
+
+		return hdsim_match32(fl->src, v->ip6src, m->ip6src, 4) &&
+		       hdsim_match32(fl->dst, v->ip6dst, m->ip6dst, 4) &&
+		       !((fl->sport ^ v->psrc) & m->psrc) &&
+		       !((fl->dport ^ v->pdst) & m->pdst);
+	}
+}
+
+/**
+ * hdsim_steer() - pick the RX queue of @port for a frame, like a NIC
+ * @port: receiving port
+ * @skb: frame as sent on the wire
+ *
+ * ntuple rules first (lowest location wins), then RSS.
+ *
+ * Return: the queue, or -1 if a rule says drop.
+ */
+int hdsim_steer(struct hdsim_port *port, struct sk_buff *skb)
+{
+	struct net_device *dev = port->netdev;
+	struct hdsim_flow fl;
+	int q = -2;
+	u32 hash;
+	int i;
+
+	spin_lock_bh(&port->steer_lock);
+	if (port->rule_cnt && (dev->features & NETIF_F_NTUPLE) &&
+	    hdsim_flow_parse(skb, &fl)) {
+		for (i = 0; i < HDSIM_MAX_RULES; i++) {
+			const struct hdsim_rule *r = &port->rules[i];
+
+			if (!r->used || !hdsim_rule_match(&r->fs, &fl))
+				continue;
+			q = r->fs.ring_cookie == RX_CLS_FLOW_DISC ? -1 :
+			    (int)ethtool_get_flow_spec_ring(r->fs.ring_cookie);
+			break;
+		}
+	}
+	if (q == -2) {
+		hash = skb_get_hash(skb);
+		q = port->indir[reciprocal_scale(hash, HDSIM_INDIR_SIZE)];
+	}
+	spin_unlock_bh(&port->steer_lock);
+
+	/* the channel count may have shrunk under a stale table entry */
+	if (q >= (int)dev->real_num_rx_queues)
+		q = 0;
+	return q;
+}
+
+void hdsim_ethtool_init(struct hdsim_port *port)
+{
+	unsigned int i;
+
+	for (i = 0; i < HDSIM_INDIR_SIZE; i++)
+		port->indir[i] = ethtool_rxfh_indir_default(i,
+							    port->hdev->num_queues);
+}
+
+static void hdsim_get_drvinfo(struct net_device *dev,
+			      struct ethtool_drvinfo *info)
+{
+	strscpy(info->driver, DRV_NAME, sizeof(info->driver));
+	strscpy(info->bus_info, dev_name(dev->dev.parent),
+		sizeof(info->bus_info));
+}
+
+static void hdsim_get_channels(struct net_device *dev,
+			       struct ethtool_channels *ch)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+
+	ch->max_combined = port->hdev->num_queues;
+	ch->combined_count = dev->real_num_rx_queues;
+}
+
+static int hdsim_set_channels(struct net_device *dev,
+			      struct ethtool_channels *ch)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+	unsigned int n = ch->combined_count, i;
+	int err;
+
+	/* the core checked the counts against max_combined */
+	if (ch->rx_count || ch->tx_count || !n)
+		return -EINVAL;
+
+	spin_lock_bh(&port->steer_lock);
+	for (i = 0; i < HDSIM_MAX_RULES; i++) {
+		const struct hdsim_rule *r = &port->rules[i];
+
+		if (r->used && r->fs.ring_cookie != RX_CLS_FLOW_DISC &&
+		    ethtool_get_flow_spec_ring(r->fs.ring_cookie) >= n) {
+			spin_unlock_bh(&port->steer_lock);
+			return -EINVAL;
+		}
+	}
+	spin_unlock_bh(&port->steer_lock);
+
+	err = netif_set_real_num_rx_queues(dev, n);
+	if (err)
+		return err;
+	err = netif_set_real_num_tx_queues(dev, n);
+	if (err)
+		return err;
+
+	if (!netif_is_rxfh_configured(dev)) {
+		spin_lock_bh(&port->steer_lock);
+		for (i = 0; i < HDSIM_INDIR_SIZE; i++)
+			port->indir[i] = ethtool_rxfh_indir_default(i, n);
+		spin_unlock_bh(&port->steer_lock);
+	}
+	return 0;
+}
+
+static void hdsim_get_ringparam(struct net_device *dev,
+				struct ethtool_ringparam *ring,
+				struct kernel_ethtool_ringparam *kring,
+				struct netlink_ext_ack *extack)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+
+	ring->rx_max_pending = HDSIM_RING_MAX;
+	ring->tx_max_pending = HDSIM_RING_MAX;
+	ring->rx_pending = port->rx_ring_size;
+	ring->tx_pending = port->tx_ring_size;
+	kring->tcp_data_split = port->hds ? ETHTOOL_TCP_DATA_SPLIT_ENABLED :
+					    ETHTOOL_TCP_DATA_SPLIT_DISABLED;
+}
+
+static int hdsim_set_ringparam(struct net_device *dev,
+			       struct ethtool_ringparam *ring,
+			       struct kernel_ethtool_ringparam *kring,
+			       struct netlink_ext_ack *extack)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+
+	if (ring->rx_pending < HDSIM_RING_MIN ||
+	    ring->tx_pending < HDSIM_RING_MIN) {
+		NL_SET_ERR_MSG(extack, "ring size below the minimum of 64");
+		return -EINVAL;
+	}
+	if (ring->rx_mini_pending || ring->rx_jumbo_pending) {
+		NL_SET_ERR_MSG(extack, "no mini or jumbo rings");
+		return -EINVAL;
+	}
+
+	WRITE_ONCE(port->rx_ring_size, ring->rx_pending);
+	port->tx_ring_size = ring->tx_pending;
+
+	/* UNKNOWN (0) means "leave as is"; new queues pick the mode up */
+	if (kring->tcp_data_split == ETHTOOL_TCP_DATA_SPLIT_ENABLED)
+		WRITE_ONCE(port->hds, true);
+	else if (kring->tcp_data_split == ETHTOOL_TCP_DATA_SPLIT_DISABLED)
+		WRITE_ONCE(port->hds, false);
+	return 0;
+}
+
+/* ntuple rules */
+
+static int hdsim_check_spec(struct net_device *dev,
+			    const struct ethtool_rx_flow_spec *fs)
+{
+	u32 type = fs->flow_type & ~FLOW_EXT;
+
+	if (fs->flow_type & (FLOW_MAC_EXT | FLOW_RSS))
+		return -EOPNOTSUPP;
+	if (type == TCP_V4_FLOW) {
+		if (fs->m_u.tcp_ip4_spec.tos)
+			return -EOPNOTSUPP;
+	} else if (type == TCP_V6_FLOW) {
+		if (fs->m_u.tcp_ip6_spec.tclass)
+			return -EOPNOTSUPP;
+	} else {
+		return -EOPNOTSUPP;
+	}
+
+	if (fs->flow_type & FLOW_EXT &&
+	    (fs->m_ext.vlan_etype || fs->m_ext.vlan_tci || fs->m_ext.data[0] ||
+	     fs->m_ext.data[1]))
+		return -EOPNOTSUPP;
+
+	if (fs->ring_cookie != RX_CLS_FLOW_DISC &&
+	    (ethtool_get_flow_spec_ring_vf(fs->ring_cookie) ||
+	     ethtool_get_flow_spec_ring(fs->ring_cookie) >=
+	     dev->real_num_rx_queues))
+		return -EINVAL;
+
+	return 0;
+}
+
+static int hdsim_add_rule(struct hdsim_port *port, struct ethtool_rxnfc *cmd)
+{
+	struct ethtool_rx_flow_spec *fs = &cmd->fs;
+	u32 loc = fs->location;
+	int err;
+
+	if (!(port->netdev->features & NETIF_F_NTUPLE))
+		return -EOPNOTSUPP;
+
+	err = hdsim_check_spec(port->netdev, fs);
+	if (err)
+		return err;
+
+	spin_lock_bh(&port->steer_lock);
+	if (loc == RX_CLS_LOC_ANY || loc == RX_CLS_LOC_FIRST) {
+		for (loc = 0; loc < HDSIM_MAX_RULES; loc++)
+			if (!port->rules[loc].used)
+				break;
+		err = loc < HDSIM_MAX_RULES ? 0 : -ENOSPC;
+	} else if (loc == RX_CLS_LOC_LAST) {
+		for (loc = HDSIM_MAX_RULES; loc > 0; loc--)
+			if (!port->rules[loc - 1].used)
+				break;
+		err = loc ? 0 : -ENOSPC;
+		loc--;
+	} else if (loc >= HDSIM_MAX_RULES) {
+		err = -EINVAL;
+	} else if (port->rules[loc].used) {
+		err = -EEXIST;
+	}
+
+	if (!err) {
+		fs->location = loc;
+		port->rules[loc].fs = *fs;
+		port->rules[loc].used = true;
+		port->rule_cnt++;
+	}
+	spin_unlock_bh(&port->steer_lock);
+	return err;
+}
+
+static int hdsim_del_rule(struct hdsim_port *port, u32 loc)
+{
+	int err = 0;
+
+	if (loc >= HDSIM_MAX_RULES)
+		return -EINVAL;
+
+	spin_lock_bh(&port->steer_lock);
+	if (port->rules[loc].used) {
+		port->rules[loc].used = false;
+		port->rule_cnt--;
+	} else {
+		err = -ENOENT;
+	}
+	spin_unlock_bh(&port->steer_lock);
+	return err;
+}
+
+static int hdsim_get_rxnfc(struct net_device *dev, struct ethtool_rxnfc *cmd,
+			   u32 *rule_locs)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+	unsigned int i, n = 0;
+	int err = 0;
+
+	switch (cmd->cmd) {
+	case ETHTOOL_GRXRINGS:
+		cmd->data = dev->real_num_rx_queues;
+		return 0;
+	case ETHTOOL_GRXCLSRLCNT:
+		cmd->rule_cnt = port->rule_cnt;
+		cmd->data = HDSIM_MAX_RULES | RX_CLS_LOC_SPECIAL;
+		return 0;
+	case ETHTOOL_GRXCLSRULE:
+		if (cmd->fs.location >= HDSIM_MAX_RULES)
+			return -EINVAL;
+		spin_lock_bh(&port->steer_lock);
+		if (port->rules[cmd->fs.location].used)
+			cmd->fs = port->rules[cmd->fs.location].fs;
+		else
+			err = -ENOENT;
+		spin_unlock_bh(&port->steer_lock);
+		return err;
+	case ETHTOOL_GRXCLSRLALL:
+		spin_lock_bh(&port->steer_lock);
+		for (i = 0; i < HDSIM_MAX_RULES; i++) {
+			if (!port->rules[i].used)
+				continue;
+			if (n == cmd->rule_cnt) {
+				err = -EMSGSIZE;
+				break;
+			}
+			rule_locs[n++] = i;
+		}
+		spin_unlock_bh(&port->steer_lock);
+		cmd->rule_cnt = n;
+		cmd->data = HDSIM_MAX_RULES;
+		return err;
+	}
+	return -EOPNOTSUPP;
+}
+
+static int hdsim_set_rxnfc(struct net_device *dev, struct ethtool_rxnfc *cmd)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+
+	switch (cmd->cmd) {
+	case ETHTOOL_SRXCLSRLINS:
+		return hdsim_add_rule(port, cmd);
+	case ETHTOOL_SRXCLSRLDEL:
+		return hdsim_del_rule(port, cmd->fs.location);
+	}
+	return -EOPNOTSUPP;
+}
+
+/* RSS */
+
+static u32 hdsim_get_rxfh_indir_size(struct net_device *dev)
+{
+	return HDSIM_INDIR_SIZE;
+}
+
+static int hdsim_get_rxfh(struct net_device *dev, u32 *indir, u8 *key,
+			  u8 *hfunc)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+
+	if (hfunc)
+		*hfunc = ETH_RSS_HASH_TOP;
+	if (indir) {
+		spin_lock_bh(&port->steer_lock);
+		memcpy(indir, port->indir, sizeof(port->indir));
+		spin_unlock_bh(&port->steer_lock);
+	}
+	return 0;
+}
+
+static int hdsim_set_rxfh(struct net_device *dev, const u32 *indir,
+			  const u8 *key, const u8 hfunc)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+
+	if (key || (hfunc != ETH_RSS_HASH_NO_CHANGE && hfunc != ETH_RSS_HASH_TOP))
+		return -EOPNOTSUPP;
+
+	if (indir) {
+		spin_lock_bh(&port->steer_lock);
+		memcpy(port->indir, indir, sizeof(port->indir));
+		spin_unlock_bh(&port->steer_lock);
+	}
+	return 0;
+}
+
+/* Statistics: port TX, then every queue's RX counters. */
+
+static const char hdsim_tx_stat_names[][ETH_GSTRING_LEN] = {
+	"tx_packets", "tx_bytes", "tx_dropped",
+};
+
+static const char hdsim_rq_stat_names[][ETH_GSTRING_LEN] = {
+	"packets", "bytes", "hds_packets", "hds_payload_bytes",
+	"devmem_payload_bytes", "alloc_fail", "csum_err", "fault_drop",
+	"ring_full",
+};
+
+#define HDSIM_RQ_NSTATS	ARRAY_SIZE(hdsim_rq_stat_names)
+
+static int hdsim_get_sset_count(struct net_device *dev, int sset)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+
+	if (sset != ETH_SS_STATS)
+		return -EOPNOTSUPP;
+
+	return ARRAY_SIZE(hdsim_tx_stat_names) +
+	       port->hdev->num_queues * HDSIM_RQ_NSTATS;
+}
+
+static void hdsim_get_strings(struct net_device *dev, u32 sset, u8 *data)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+	unsigned int q, i;
+
+	if (sset != ETH_SS_STATS)
+		return;
+
+	for (i = 0; i < ARRAY_SIZE(hdsim_tx_stat_names); i++)
+		ethtool_sprintf(&data, "%s", hdsim_tx_stat_names[i]);
+	for (q = 0; q < port->hdev->num_queues; q++)
+		for (i = 0; i < HDSIM_RQ_NSTATS; i++)
+			ethtool_sprintf(&data, "rx%u_%s", q,
+					hdsim_rq_stat_names[i]);
+}
+
+static void hdsim_get_ethtool_stats(struct net_device *dev,
+				    struct ethtool_stats *stats, u64 *data)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+	unsigned int q;
+
+	*data++ = atomic64_read(&port->tx_packets);
+	*data++ = atomic64_read(&port->tx_bytes);
+	*data++ = atomic64_read(&port->tx_dropped);
+	for (q = 0; q < port->hdev->num_queues; q++) {
+		const struct hdsim_rq_stats *s = &port->rq[q].stats;
+
+		*data++ = READ_ONCE(s->packets);
+		*data++ = READ_ONCE(s->bytes);
+		*data++ = READ_ONCE(s->hds_packets);
+		*data++ = READ_ONCE(s->hds_payload_bytes);
+		*data++ = READ_ONCE(s->devmem_payload_bytes);
+		*data++ = READ_ONCE(s->alloc_fail);
+		*data++ = READ_ONCE(s->csum_err);
+		*data++ = READ_ONCE(s->fault_drop);
+		*data++ = atomic64_read(&s->ring_full);
+	}
+}
+
+const struct ethtool_ops hdsim_ethtool_ops = {
+	.supported_ring_params	= ETHTOOL_RING_USE_TCP_DATA_SPLIT,
+	.get_drvinfo		= hdsim_get_drvinfo,
+	.get_link		= ethtool_op_get_link,
+	.get_channels		= hdsim_get_channels,
+	.set_channels		= hdsim_set_channels,
+	.get_ringparam		= hdsim_get_ringparam,
+	.set_ringparam		= hdsim_set_ringparam,
+	.get_rxnfc		= hdsim_get_rxnfc,
+	.set_rxnfc		= hdsim_set_rxnfc,
+	.get_rxfh_indir_size	= hdsim_get_rxfh_indir_size,
+	.get_rxfh		= hdsim_get_rxfh,
+	.set_rxfh		= hdsim_set_rxfh,
+	.get_sset_count		= hdsim_get_sset_count,
+	.get_strings		= hdsim_get_strings,
+	.get_ethtool_stats	= hdsim_get_ethtool_stats,
+};

@@ -1,0 +1,671 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hdsim ports: TX onto the "wire", the "device" side of RX (header/data
+ * split through DMA addresses) and per-queue restart.
+ */
+#include <linux/debugfs.h>
+#include <linux/dma-direct.h>
+#include <linux/dma-mapping.h>
+#include <linux/etherdevice.h>
+#include <linux/highmem.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <net/ip.h>
+#include <net/netdev_queues.h>
+#include <net/page_pool.h>
+#include <net/rtnetlink.h>
+
+#include "hdsim.h"
+
+/* The "DMA engine": write @len bytes of @src at @off to DMA address @dma.
+ * The device was checked to use direct DMA, so the DMA address is a
+ * physical address; nothing here goes through the memory provider.
+ */
+static void hdsim_dma_write(struct hdsim_dev *hdev, dma_addr_t dma,
+			    const struct sk_buff *src, int off, int len)
+{
+	phys_addr_t phys = dma_to_phys(&hdev->dev, dma);
+	void *vaddr;
+
+	vaddr = kmap_local_page(pfn_to_page(PHYS_PFN(phys)));
+	skb_copy_bits(src, off, vaddr + offset_in_page(phys), len);
+	kunmap_local(vaddr);
+}
+
+/* Length of Ethernet + IP + TCP headers of a TCP frame the device can
+ * split, 0 otherwise (not TCP, IP options we do not parse, fragments).
+ */
+static int hdsim_tcp_hdr_len(const struct sk_buff *skb)
+{
+	int nhoff = ETH_HLEN, thoff;
+	struct tcphdr _th, *th;
+	struct ethhdr _eth, *eth;
+
+	eth = skb_header_pointer(skb, 0, sizeof(_eth), &_eth);
+	if (!eth)
+		return 0;
+
+	if (eth->h_proto == htons(ETH_P_IP)) {
+		struct iphdr _iph, *iph;
+
+		iph = skb_header_pointer(skb, nhoff, sizeof(_iph), &_iph);
+		if (!iph || iph->protocol != IPPROTO_TCP || iph->ihl < 5 ||
+		    ip_is_fragment(iph))
+			return 0;
+		thoff = nhoff + iph->ihl * 4;
+	} else if (eth->h_proto == htons(ETH_P_IPV6)) {
+		struct ipv6hdr _ip6h, *ip6h;
+
+		ip6h = skb_header_pointer(skb, nhoff, sizeof(_ip6h), &_ip6h);
+		if (!ip6h || ip6h->nexthdr != IPPROTO_TCP)
+			return 0;
+		thoff = nhoff + sizeof(*ip6h);
+	} else {
+		return 0;
+	}
+
+	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
+	if (!th || th->doff < 5)
+		return 0;
+
+	return thoff + th->doff * 4;
+}
+
+/* Fault knobs: every Nth frame received on the port is hit. */
+static bool hdsim_fault(struct hdsim_port *port, u32 every)
+{
+	return every && !(atomic_inc_return(&port->fault_seq) % every);
+}
+
+/* Not split: the whole frame goes to host memory, readable. */
+static struct sk_buff *hdsim_rx_copy(struct hdsim_rq *rq, struct sk_buff *src)
+{
+	struct sk_buff *skb;
+
+	skb = napi_alloc_skb(&rq->napi, src->len);
+	if (!skb) {
+		rq->stats.alloc_fail++;
+		return NULL;
+	}
+
+	skb_put(skb, src->len);
+	skb_copy_bits(src, 0, skb->data, src->len);
+	return skb;
+}
+
+/* Split: headers to a header buffer, payload to payload buffers. */
+static struct sk_buff *hdsim_rx_split(struct hdsim_rq *rq, struct sk_buff *src,
+				      int hdr_len)
+{
+	struct hdsim_dev *hdev = rq->port->hdev;
+	struct page_pool *pp = rq->mem.payload_pool;
+	int payload = src->len - hdr_len;
+	netmem_ref bufs[MAX_SKB_FRAGS];
+	int i, nbufs, off, len;
+	unsigned int hdr_off;
+	struct sk_buff *skb;
+	struct page *hpage;
+	dma_addr_t dma;
+
+	nbufs = DIV_ROUND_UP(payload, PAGE_SIZE);
+	if (nbufs > MAX_SKB_FRAGS)
+		return hdsim_rx_copy(rq, src);
+
+	for (i = 0; i < nbufs; i++) {
+		bufs[i] = page_pool_dev_alloc_netmem(pp);
+		if (!bufs[i])
+			goto err_put_bufs;
+	}
+
+	hpage = page_pool_dev_alloc_frag(rq->mem.hdr_pool, &hdr_off,
+					 HDSIM_HDR_BUF_SIZE);
+	if (!hpage)
+		goto err_put_bufs;
+
+	/* The device writes the headers ... */
+	dma = page_pool_get_dma_addr(hpage) + hdr_off;
+	hdsim_dma_write(hdev, dma + NET_SKB_PAD, src, 0, hdr_len);
+	dma_sync_single_for_cpu(&hdev->dev, dma + NET_SKB_PAD, hdr_len,
+				DMA_FROM_DEVICE);
+
+	/* ... and the payload, a page per buffer, to where the buffer's
+	 * DMA address points: host or device memory, it does not know.
+	 */
+	for (i = 0, off = hdr_len; i < nbufs; i++, off += len) {
+		len = min_t(int, PAGE_SIZE, src->len - off);
+		hdsim_dma_write(hdev, page_pool_get_dma_addr_netmem(bufs[i]),
+				src, off, len);
+	}
+
+	skb = napi_build_skb(page_address(hpage) + hdr_off, HDSIM_HDR_BUF_SIZE);
+	if (!skb) {
+		page_pool_put_full_page(rq->mem.hdr_pool, hpage, true);
+		goto err_put_bufs;
+	}
+	skb_mark_for_recycle(skb);
+	skb_reserve(skb, NET_SKB_PAD);
+	skb_put(skb, hdr_len);
+
+	for (i = 0, off = hdr_len; i < nbufs; i++, off += len) {
+		len = min_t(int, PAGE_SIZE, src->len - off);
+		skb_add_rx_frag_netmem(skb, i, bufs[i], 0, len, PAGE_SIZE);
+	}
+
+	rq->stats.hds_packets++;
+	rq->stats.hds_payload_bytes += payload;
+	if (page_pool_is_unreadable(pp))
+		rq->stats.devmem_payload_bytes += payload;
+	return skb;
+
+err_put_bufs:
+	while (i--)
+		page_pool_put_full_netmem(pp, bufs[i], true);
+	rq->stats.alloc_fail++;
+	return NULL;
+}
+
+static void hdsim_rx_one(struct hdsim_rq *rq, struct sk_buff *src)
+{
+	struct hdsim_port *port = rq->port;
+	bool csum_ok, split = false;
+	struct sk_buff *skb;
+	int hdr_len = 0;
+
+	if (hdsim_fault(port, READ_ONCE(port->fault_drop_every))) {
+		rq->stats.fault_drop++;
+		goto out;
+	}
+
+	/* The sender left the TCP/UDP checksum to the device (CHECKSUM_PARTIAL):
+	 * it is right on the wire unless the fault knob corrupts it. The
+	 * receiving device validates it and drops bad frames.
+	 */
+	csum_ok = src->ip_summed == CHECKSUM_PARTIAL;
+	if (csum_ok && hdsim_fault(port, READ_ONCE(port->fault_corrupt_csum_every))) {
+		rq->stats.csum_err++;
+		goto out;
+	}
+
+	if (READ_ONCE(port->hds) && csum_ok) {
+		hdr_len = hdsim_tcp_hdr_len(src);
+		split = hdr_len && hdr_len <= HDSIM_HDR_MAX && src->len > hdr_len;
+	}
+
+	skb = split ? hdsim_rx_split(rq, src, hdr_len) : hdsim_rx_copy(rq, src);
+	if (!skb)
+		goto out;
+
+	rq->stats.packets++;
+	rq->stats.bytes += src->len;
+
+	skb->protocol = eth_type_trans(skb, port->netdev);
+	skb_record_rx_queue(skb, rq->idx);
+	/* Only frames the device validated are marked; others are checked by
+	 * the stack, which can since they are readable.
+	 */
+	if (csum_ok)
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+	napi_gro_receive(&rq->napi, skb);
+out:
+	consume_skb(src);
+}
+
+/* Backpressure: the sender stops when a ring of ours is 3/4 full and
+ * restarts when it drained to 1/4, so its qdisc holds frames instead of
+ * the wire dropping them.
+ */
+static void hdsim_wake_sender(struct hdsim_rq *rq)
+{
+	struct hdsim_port *sender;
+
+	if (skb_queue_len_lockless(&rq->ring) >
+	    READ_ONCE(rq->port->rx_ring_size) / 4)
+		return;
+
+	rcu_read_lock();
+	sender = rcu_dereference(rq->port->peer);
+	if (sender && netif_tx_queue_stopped(netdev_get_tx_queue(sender->netdev, 0)))
+		netif_tx_wake_all_queues(sender->netdev);
+	rcu_read_unlock();
+}
+
+static int hdsim_napi_poll(struct napi_struct *napi, int budget)
+{
+	struct hdsim_rq *rq = container_of(napi, struct hdsim_rq, napi);
+	struct sk_buff *src;
+	int done = 0;
+
+	while (done < budget && (src = skb_dequeue(&rq->ring))) {
+		hdsim_rx_one(rq, src);
+		done++;
+	}
+
+	hdsim_wake_sender(rq);
+
+	if (done < budget && napi_complete_done(napi, done) &&
+	    !skb_queue_empty_lockless(&rq->ring))
+		napi_schedule(napi);
+
+	return done;
+}
+
+/* A frame reaches the peer's wire side: pick the RX queue, enqueue. */
+static void hdsim_wire_xmit(struct net_device *sender, struct hdsim_port *peer,
+			    struct sk_buff *skb)
+{
+	bool queued = false, full = false;
+	struct hdsim_rq *rq;
+	u32 ring_size;
+	int q;
+
+	q = hdsim_steer(peer, skb);
+	if (q < 0) {
+		atomic64_inc(&peer->tx_dropped);
+		kfree_skb(skb);
+		return;
+	}
+
+	rq = &peer->rq[q];
+	ring_size = READ_ONCE(peer->rx_ring_size);
+	skb_dst_drop(skb);
+	spin_lock(&rq->ring.lock);
+	if (skb_queue_len(&rq->ring) < ring_size) {
+		__skb_queue_tail(&rq->ring, skb);
+		queued = true;
+		full = skb_queue_len(&rq->ring) >= ring_size / 4 * 3;
+	}
+	spin_unlock(&rq->ring.lock);
+
+	if (full)
+		netif_tx_stop_all_queues(sender);
+
+	if (!queued) {
+		atomic64_inc(&rq->stats.ring_full);
+		kfree_skb(skb);
+		return;
+	}
+	napi_schedule(&rq->napi);
+}
+
+static netdev_tx_t hdsim_start_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+	struct sk_buff *segs, *seg, *next;
+	struct hdsim_port *peer;
+
+	rcu_read_lock();
+	peer = rcu_dereference(port->peer);
+	if (!peer || !netif_running(peer->netdev) ||
+	    !netif_carrier_ok(dev))
+		goto drop;
+
+	atomic64_inc(&port->tx_packets);
+	atomic64_add(skb->len, &port->tx_bytes);
+
+	if (!skb_is_gso(skb)) {
+		hdsim_wire_xmit(dev, peer, skb);
+		goto out;
+	}
+
+	/* TSO: the device cuts the frame into MSS-sized segments. */
+	segs = skb_gso_segment(skb, dev->features & ~NETIF_F_GSO_MASK);
+	if (IS_ERR_OR_NULL(segs))
+		goto drop;
+	consume_skb(skb);
+	skb_list_walk_safe(segs, seg, next) {
+		skb_mark_not_on_list(seg);
+		hdsim_wire_xmit(dev, peer, seg);
+	}
+out:
+	rcu_read_unlock();
+	return NETDEV_TX_OK;
+
+drop:
+	rcu_read_unlock();
+	atomic64_inc(&port->tx_dropped);
+	kfree_skb(skb);
+	return NETDEV_TX_OK;
+}
+
+int hdsim_rq_mem_alloc(struct hdsim_port *port, unsigned int idx,
+		       struct hdsim_rq_mem *mem)
+{
+	struct page_pool_params pp = {
+		.flags		= PP_FLAG_DMA_MAP | PP_FLAG_PAGE_FRAG,
+		.order		= 0,
+		.pool_size	= port->rx_ring_size,
+		.nid		= NUMA_NO_NODE,
+		.dev		= &port->hdev->dev,
+		.dma_dir	= DMA_FROM_DEVICE,
+		.max_len	= PAGE_SIZE,
+		.netdev		= port->netdev,
+		.queue_idx	= idx,
+	};
+
+	ASSERT_RTNL();
+
+	mem->hdr_pool = page_pool_create(&pp);
+	if (IS_ERR(mem->hdr_pool))
+		return PTR_ERR(mem->hdr_pool);
+
+	/* Only the payload pool may hold device memory, and only when the
+	 * device splits headers off (they must stay readable).
+	 */
+	pp.flags = PP_FLAG_DMA_MAP;
+	if (port->hds && !port->ignore_provider)
+		pp.flags |= PP_FLAG_ALLOW_UNREADABLE_NETMEM;
+	mem->payload_pool = page_pool_create(&pp);
+	if (IS_ERR(mem->payload_pool)) {
+		int err = PTR_ERR(mem->payload_pool);
+
+		page_pool_destroy(mem->hdr_pool);
+		mem->hdr_pool = NULL;
+		mem->payload_pool = NULL;
+		return err;
+	}
+
+	return 0;
+}
+
+void hdsim_rq_mem_free(struct hdsim_rq_mem *mem)
+{
+	page_pool_destroy(mem->payload_pool);
+	page_pool_destroy(mem->hdr_pool);
+	mem->payload_pool = NULL;
+	mem->hdr_pool = NULL;
+}
+
+static void hdsim_rq_start(struct hdsim_rq *rq, struct hdsim_rq_mem *mem)
+{
+	rq->mem = *mem;
+	memset(mem, 0, sizeof(*mem));
+	napi_enable(&rq->napi);
+	/* frames may have arrived while the queue was stopped */
+	napi_schedule(&rq->napi);
+}
+
+static void hdsim_rq_stop(struct hdsim_rq *rq, struct hdsim_rq_mem *mem)
+{
+	napi_disable(&rq->napi);
+	*mem = rq->mem;
+	memset(&rq->mem, 0, sizeof(rq->mem));
+}
+
+static void hdsim_update_carrier(struct hdsim_port *port)
+{
+	struct hdsim_port *peer = rtnl_dereference(port->peer);
+
+	if (peer && netif_running(port->netdev) &&
+	    netif_running(peer->netdev)) {
+		netif_carrier_on(port->netdev);
+		netif_carrier_on(peer->netdev);
+		netif_tx_wake_all_queues(port->netdev);
+		netif_tx_wake_all_queues(peer->netdev);
+	} else {
+		netif_carrier_off(port->netdev);
+		if (peer)
+			netif_carrier_off(peer->netdev);
+	}
+}
+
+static int hdsim_open(struct net_device *dev)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+	struct hdsim_rq_mem mem;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < port->hdev->num_queues; i++) {
+		err = hdsim_rq_mem_alloc(port, i, &mem);
+		if (err)
+			goto err_stop_queues;
+		hdsim_rq_start(&port->rq[i], &mem);
+	}
+
+	netif_tx_start_all_queues(dev);
+	hdsim_update_carrier(port);
+	return 0;
+
+err_stop_queues:
+	while (i--) {
+		hdsim_rq_stop(&port->rq[i], &mem);
+		hdsim_rq_mem_free(&mem);
+	}
+	return err;
+}
+
+static int hdsim_stop(struct net_device *dev)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+	struct hdsim_rq_mem mem;
+	unsigned int i;
+
+	netif_tx_stop_all_queues(dev);
+	hdsim_update_carrier(port);
+
+	for (i = 0; i < port->hdev->num_queues; i++) {
+		hdsim_rq_stop(&port->rq[i], &mem);
+		skb_queue_purge(&port->rq[i].ring);
+		hdsim_rq_mem_free(&mem);
+	}
+	return 0;
+}
+
+static void hdsim_get_stats64(struct net_device *dev,
+			      struct rtnl_link_stats64 *stats)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+	unsigned int i;
+
+	stats->tx_packets = atomic64_read(&port->tx_packets);
+	stats->tx_bytes = atomic64_read(&port->tx_bytes);
+	stats->tx_dropped = atomic64_read(&port->tx_dropped);
+	for (i = 0; i < port->hdev->num_queues; i++) {
+		const struct hdsim_rq_stats *s = &port->rq[i].stats;
+
+		stats->rx_packets += READ_ONCE(s->packets);
+		stats->rx_bytes += READ_ONCE(s->bytes);
+		stats->rx_dropped += READ_ONCE(s->alloc_fail) +
+				     READ_ONCE(s->fault_drop) +
+				     atomic64_read(&s->ring_full);
+		stats->rx_crc_errors += READ_ONCE(s->csum_err);
+	}
+}
+
+static int hdsim_change_mtu(struct net_device *dev, int new_mtu)
+{
+	dev->mtu = new_mtu;
+	return 0;
+}
+
+static int hdsim_set_features(struct net_device *dev,
+			      netdev_features_t features)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+
+	/* Turning ntuple filtering off drops the rules, as NICs do. */
+	if ((dev->features & NETIF_F_NTUPLE) && !(features & NETIF_F_NTUPLE)) {
+		spin_lock_bh(&port->steer_lock);
+		memset(port->rules, 0, sizeof(port->rules));
+		port->rule_cnt = 0;
+		spin_unlock_bh(&port->steer_lock);
+	}
+	return 0;
+}
+
+static void hdsim_uninit(struct net_device *dev)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+	struct hdsim_port *peer = rtnl_dereference(port->peer);
+
+	if (peer) {
+		RCU_INIT_POINTER(peer->peer, NULL);
+		netif_carrier_off(peer->netdev);
+	}
+	RCU_INIT_POINTER(port->peer, NULL);
+	port->hdev->ports[port->port_idx] = NULL;
+	debugfs_remove_recursive(port->ddir);
+}
+
+static const struct net_device_ops hdsim_netdev_ops = {
+	.ndo_uninit		= hdsim_uninit,
+	.ndo_open		= hdsim_open,
+	.ndo_stop		= hdsim_stop,
+	.ndo_start_xmit		= hdsim_start_xmit,
+	.ndo_get_stats64	= hdsim_get_stats64,
+	.ndo_change_mtu		= hdsim_change_mtu,
+	.ndo_set_features	= hdsim_set_features,
+	.ndo_set_mac_address	= eth_mac_addr,
+	.ndo_validate_addr	= eth_validate_addr,
+};
+
+/* Queue restart: a new pair of pools for one queue, the rest untouched. */
+
+static int hdsim_queue_mem_alloc(struct net_device *dev, void *per_q_mem,
+				 int idx)
+{
+	return hdsim_rq_mem_alloc(netdev_priv(dev), idx, per_q_mem);
+}
+
+static void hdsim_queue_mem_free(struct net_device *dev, void *per_q_mem)
+{
+	hdsim_rq_mem_free(per_q_mem);
+}
+
+static int hdsim_queue_start(struct net_device *dev, void *per_q_mem, int idx)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+
+	hdsim_rq_start(&port->rq[idx], per_q_mem);
+	return 0;
+}
+
+static int hdsim_queue_stop(struct net_device *dev, void *per_q_mem, int idx)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+
+	hdsim_rq_stop(&port->rq[idx], per_q_mem);
+	return 0;
+}
+
+static const struct netdev_queue_mgmt_ops hdsim_queue_mgmt_ops = {
+	.ndo_queue_mem_size	= sizeof(struct hdsim_rq_mem),
+	.ndo_queue_mem_alloc	= hdsim_queue_mem_alloc,
+	.ndo_queue_mem_free	= hdsim_queue_mem_free,
+	.ndo_queue_start	= hdsim_queue_start,
+	.ndo_queue_stop		= hdsim_queue_stop,
+};
+
+static void hdsim_dellink(struct net_device *dev, struct list_head *head)
+{
+	unregister_netdevice_queue(dev, head);
+}
+
+/* Lets `ip link del` remove one port; ports are created through sysfs. */
+struct rtnl_link_ops hdsim_link_ops = {
+	.kind		= DRV_NAME,
+	.dellink	= hdsim_dellink,
+};
+
+static void hdsim_setup(struct net_device *dev)
+{
+	ether_setup(dev);
+	dev->netdev_ops = &hdsim_netdev_ops;
+	dev->ethtool_ops = &hdsim_ethtool_ops;
+	dev->queue_mgmt_ops = &hdsim_queue_mgmt_ops;
+	dev->rtnl_link_ops = &hdsim_link_ops;
+	dev->needs_free_netdev = true;
+	dev->min_mtu = ETH_MIN_MTU;
+	dev->max_mtu = HDSIM_MAX_MTU;
+	dev->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM |
+			   NETIF_F_TSO | NETIF_F_TSO6 | NETIF_F_GRO |
+			   NETIF_F_NTUPLE;
+	dev->features = dev->hw_features & ~NETIF_F_NTUPLE;
+	dev->vlan_features = dev->features;
+}
+
+static void hdsim_debugfs_port(struct hdsim_port *port)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "port%u", port->port_idx);
+	port->ddir = debugfs_create_dir(name, port->hdev->ddir);
+	debugfs_create_u32("fault_corrupt_csum_every", 0600, port->ddir,
+			   &port->fault_corrupt_csum_every);
+	debugfs_create_u32("fault_drop_every", 0600, port->ddir,
+			   &port->fault_drop_every);
+	debugfs_create_bool("ignore_provider", 0600, port->ddir,
+			    &port->ignore_provider);
+}
+
+int hdsim_port_create(struct hdsim_dev *hdev, unsigned int port_idx)
+{
+	struct net_device *dev;
+	struct hdsim_port *port;
+	unsigned int i;
+	int err;
+
+	dev = alloc_netdev_mqs(sizeof(*port), "eth%d", NET_NAME_ENUM,
+			       hdsim_setup, hdev->num_queues, hdev->num_queues);
+	if (!dev)
+		return -ENOMEM;
+
+	port = netdev_priv(dev);
+	port->netdev = dev;
+	port->hdev = hdev;
+	port->port_idx = port_idx;
+	port->rx_ring_size = HDSIM_RING_DEF;
+	port->tx_ring_size = HDSIM_RING_DEF;
+	spin_lock_init(&port->steer_lock);
+	for (i = 0; i < hdev->num_queues; i++) {
+		struct hdsim_rq *rq = &port->rq[i];
+
+		rq->port = port;
+		rq->idx = i;
+		skb_queue_head_init(&rq->ring);
+		netif_napi_add(dev, &rq->napi, hdsim_napi_poll);
+	}
+	hdsim_ethtool_init(port);
+
+	SET_NETDEV_DEV(dev, &hdev->dev);
+	dev->dev_port = port_idx;
+	eth_hw_addr_random(dev);
+	netif_carrier_off(dev);
+
+	rtnl_lock();
+	err = register_netdevice(dev);
+	if (!err) {
+		hdev->ports[port_idx] = port;
+		hdsim_debugfs_port(port);
+	}
+	rtnl_unlock();
+	if (err)
+		goto err_free_netdev;
+
+	return 0;
+
+err_free_netdev:
+	free_netdev(dev);
+	return err;
+}
+
+/* Both ports exist: wire them to each other. */
+void hdsim_link_ports(struct hdsim_dev *hdev)
+{
+	rtnl_lock();
+	if (hdev->ports[0] && hdev->ports[1]) {
+		rcu_assign_pointer(hdev->ports[0]->peer, hdev->ports[1]);
+		rcu_assign_pointer(hdev->ports[1]->peer, hdev->ports[0]);
+		hdsim_update_carrier(hdev->ports[0]);
+	}
+	rtnl_unlock();
+}
+
+/* Context: RTNL held. */
+void hdsim_port_destroy(struct hdsim_port *port)
+{
+	ASSERT_RTNL();
+	unregister_netdevice(port->netdev);
+}

@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bind-rx through the netdev family: lifecycle, exclusivity and every
+ * bad input, on an hdsim port. Replies are decoded with the upstream
+ * attribute numbers (devmem_nl.h), which proves byte compatibility.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/bpf.h>
+#include <linux/ethtool_netlink.h>
+#include <linux/if_link.h>
+#include <linux/if_xdp.h>
+#include <linux/rtnetlink.h>
+
+#include "../../../kselftest_harness.h"
+#include "devmem_lib.h"
+#include "devmem_nl.h"
+
+#define DMABUF_SIZE	(8 << 20)
+#define NQUEUES		4
+
+FIXTURE(bind)
+{
+	struct devmem_nl nl;
+	unsigned int dev_id;
+	char ifname[IFNAMSIZ];
+	int ifindex;
+	int dmabuf;
+};
+
+FIXTURE_SETUP(bind)
+{
+	self->dmabuf = -1;
+	self->dev_id = 1000 + getpid() % 50000;
+	if (access(HDSIM_SYS, F_OK))
+		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
+	debugfs_mount();
+
+	ASSERT_EQ(0, hdsim_new(self->dev_id, NQUEUES));
+	self->ifindex = hdsim_port(self->dev_id, 0, self->ifname);
+	ASSERT_GT(self->ifindex, 0);
+	ASSERT_EQ(0, run("ip link set dev %s up", self->ifname));
+	ASSERT_EQ(0, devmem_nl_open(&self->nl));
+	ASSERT_EQ(0, ethtool_set_hds(&self->nl, self->ifindex, true));
+	self->dmabuf = udmabuf_alloc(DMABUF_SIZE, NULL);
+	ASSERT_GE(self->dmabuf, 0);
+}
+
+FIXTURE_TEARDOWN(bind)
+{
+	devmem_nl_close(&self->nl);
+	if (self->dmabuf >= 0)
+		close(self->dmabuf);
+	hdsim_del(self->dev_id);
+	/* every test must leave no binding behind */
+	EXPECT_EQ(0, devmem_wait_bindings(0, 5000));
+}
+
+static const struct devmem_queue rxq1[] = { { 1, UP_NETDEV_QUEUE_TYPE_RX } };
+
+static int bind_q(struct devmem_nl *nl, int ifindex, int fd, uint32_t q,
+		  uint32_t *id)
+{
+	struct devmem_queue queue = { q, UP_NETDEV_QUEUE_TYPE_RX };
+
+	return devmem_bind_rx(nl, ifindex, fd, &queue, 1, id);
+}
+
+static uint32_t queue_dmabuf(struct devmem_nl *nl, int ifindex, uint32_t q)
+{
+	uint32_t id = ~0U;
+
+	if (devmem_queue_get(nl, ifindex, q, UP_NETDEV_QUEUE_TYPE_RX, &id))
+		return ~0U;
+	return id;
+}
+
+/* Page pools of @ifindex backed by dmabuf @id. */
+static int pools_with_dmabuf(struct devmem_nl *nl, int ifindex, uint32_t id)
+{
+	struct devmem_pool_info pools[256];
+	int i, n, hits = 0;
+
+	n = devmem_page_pools(nl, pools, 256);
+	for (i = 0; i < n; i++)
+		hits += pools[i].ifindex == (uint32_t)ifindex &&
+			pools[i].dmabuf == id;
+	return n < 0 ? n : hits;
+}
+
+TEST_F(bind, family_is_upstream_netdev_v1)
+{
+	char grps[4][32] = {};
+	uint32_t version = 0;
+	uint16_t id = 0;
+
+	ASSERT_EQ(2, devmem_nl_family(&self->nl, "netdev", &id, &version,
+				      grps, 4));
+	EXPECT_EQ(self->nl.netdev_family, id);
+	EXPECT_EQ(UP_NETDEV_FAMILY_VERSION, version);
+	EXPECT_STREQ("mgmt", grps[0]);
+	EXPECT_STREQ("page-pool", grps[1]);
+	EXPECT_EQ(0, devmem_dev_get(&self->nl, self->ifindex));
+}
+
+TEST_F(bind, bind_one_queue_shows_id_in_queue_and_page_pool)
+{
+	uint32_t id = 0;
+
+	ASSERT_EQ(0, devmem_bind_rx(&self->nl, self->ifindex, self->dmabuf,
+				    rxq1, 1, &id));
+	ASSERT_GT(id, 0);
+	EXPECT_EQ(id, queue_dmabuf(&self->nl, self->ifindex, 1));
+	EXPECT_EQ(0, queue_dmabuf(&self->nl, self->ifindex, 0));
+	EXPECT_EQ(1, pools_with_dmabuf(&self->nl, self->ifindex, id));
+	EXPECT_EQ(1, devmem_bindings_live());
+}
+
+TEST_F(bind, dmabuf_fd_may_close_right_after_bind)
+{
+	uint32_t id = 0;
+
+	ASSERT_EQ(0, devmem_bind_rx(&self->nl, self->ifindex, self->dmabuf,
+				    rxq1, 1, &id));
+	close(self->dmabuf);
+	self->dmabuf = -1;
+	EXPECT_EQ(id, queue_dmabuf(&self->nl, self->ifindex, 1));
+	EXPECT_EQ(1, devmem_bindings_live());
+}
+
+TEST_F(bind, closing_netlink_socket_unbinds)
+{
+	struct devmem_nl other;
+	uint32_t id = 0;
+
+	ASSERT_EQ(0, devmem_nl_open(&other));
+	ASSERT_EQ(0, bind_q(&other, self->ifindex, self->dmabuf, 2, &id));
+	EXPECT_EQ(id, queue_dmabuf(&self->nl, self->ifindex, 2));
+	devmem_nl_close(&other);
+
+	/* the queue is back on host memory at once ... */
+	EXPECT_EQ(0, queue_dmabuf(&self->nl, self->ifindex, 2));
+	/* ... the binding goes when its pools drained */
+	EXPECT_EQ(0, devmem_wait_bindings(0, 5000));
+	EXPECT_EQ(0, pools_with_dmabuf(&self->nl, self->ifindex, id));
+}
+
+TEST_F(bind, several_queues_one_binding)
+{
+	const struct devmem_queue qs[] = {
+		{ 1, UP_NETDEV_QUEUE_TYPE_RX },
+		{ 2, UP_NETDEV_QUEUE_TYPE_RX },
+		{ 3, UP_NETDEV_QUEUE_TYPE_RX },
+	};
+	uint32_t id = 0, q;
+
+	ASSERT_EQ(0, devmem_bind_rx(&self->nl, self->ifindex, self->dmabuf,
+				    qs, 3, &id));
+	for (q = 1; q <= 3; q++)
+		EXPECT_EQ(id, queue_dmabuf(&self->nl, self->ifindex, q));
+	EXPECT_EQ(3, pools_with_dmabuf(&self->nl, self->ifindex, id));
+}
+
+TEST_F(bind, two_dmabufs_on_two_queues)
+{
+	uint32_t id1 = 0, id2 = 0;
+	int fd2;
+
+	fd2 = udmabuf_alloc(DMABUF_SIZE, NULL);
+	ASSERT_GE(fd2, 0);
+	ASSERT_EQ(0, bind_q(&self->nl, self->ifindex, self->dmabuf, 1, &id1));
+	ASSERT_EQ(0, bind_q(&self->nl, self->ifindex, fd2, 2, &id2));
+	EXPECT_NE(id1, id2);
+	EXPECT_EQ(id1, queue_dmabuf(&self->nl, self->ifindex, 1));
+	EXPECT_EQ(id2, queue_dmabuf(&self->nl, self->ifindex, 2));
+	EXPECT_EQ(2, devmem_bindings_live());
+	close(fd2);
+}
+
+TEST_F(bind, rebind_after_unbind)
+{
+	struct devmem_nl other;
+	uint32_t id1 = 0, id2 = 0;
+
+	ASSERT_EQ(0, devmem_nl_open(&other));
+	ASSERT_EQ(0, bind_q(&other, self->ifindex, self->dmabuf, 1, &id1));
+	devmem_nl_close(&other);
+	ASSERT_EQ(0, bind_q(&self->nl, self->ifindex, self->dmabuf, 1, &id2));
+	EXPECT_NE(id1, id2);
+	EXPECT_EQ(id2, queue_dmabuf(&self->nl, self->ifindex, 1));
+}
+
+TEST_F(bind, rejects_queue_already_bound)
+{
+	uint32_t id = 0;
+
+	ASSERT_EQ(0, bind_q(&self->nl, self->ifindex, self->dmabuf, 1, &id));
+	EXPECT_EQ(-EEXIST, bind_q(&self->nl, self->ifindex, self->dmabuf, 1,
+				  NULL));
+	EXPECT_STREQ("designated queue already memory provider bound",
+		     self->nl.extack);
+	EXPECT_EQ(1, devmem_bindings_live());
+	EXPECT_EQ(id, queue_dmabuf(&self->nl, self->ifindex, 1));
+}
+
+TEST_F(bind, rejects_queue_out_of_range)
+{
+	EXPECT_EQ(-EINVAL, bind_q(&self->nl, self->ifindex, self->dmabuf,
+				  NQUEUES, NULL));
+	EXPECT_STREQ("rx queue index out of range", self->nl.extack);
+	EXPECT_EQ(0, devmem_bindings_live());
+}
+
+TEST_F(bind, rejects_tx_queue)
+{
+	const struct devmem_queue txq = { 1, UP_NETDEV_QUEUE_TYPE_TX };
+
+	EXPECT_EQ(-EINVAL, devmem_bind_rx(&self->nl, self->ifindex,
+					  self->dmabuf, &txq, 1, NULL));
+	EXPECT_STREQ("only rx queues can be bound to a dmabuf",
+		     self->nl.extack);
+}
+
+/* the policy caps the type at tx (1): netlink's range check answers */
+TEST_F(bind, rejects_queue_type_out_of_policy)
+{
+	const struct devmem_queue q = { 1, 2 };
+
+	EXPECT_EQ(-ERANGE, devmem_bind_rx(&self->nl, self->ifindex,
+					  self->dmabuf, &q, 1, NULL));
+	EXPECT_EQ(0, devmem_bindings_live());
+}
+
+TEST_F(bind, rejects_missing_attributes)
+{
+	const unsigned int all = BIND_IFINDEX | BIND_FD | BIND_QUEUES;
+	const struct {
+		unsigned int attrs;
+		uint32_t missing;
+	} cases[] = {
+		{ all & ~BIND_IFINDEX, UP_NETDEV_A_DMABUF_IFINDEX },
+		{ all & ~BIND_FD, UP_NETDEV_A_DMABUF_FD },
+		{ all & ~BIND_QUEUES, UP_NETDEV_A_DMABUF_QUEUES },
+		{ all | BIND_QUEUE_NO_ID, UP_NETDEV_A_QUEUE_ID },
+		{ all | BIND_QUEUE_NO_TYPE, UP_NETDEV_A_QUEUE_TYPE },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		EXPECT_EQ(-EINVAL, devmem_bind_rx_raw(&self->nl, cases[i].attrs,
+						      self->ifindex,
+						      self->dmabuf, rxq1, 1,
+						      NULL));
+		EXPECT_EQ(cases[i].missing, self->nl.miss_type);
+	}
+	EXPECT_EQ(0, devmem_bindings_live());
+}
+
+TEST_F(bind, rejects_unknown_ifindex)
+{
+	EXPECT_EQ(-ENODEV, devmem_bind_rx(&self->nl, 0x7ffffff0, self->dmabuf,
+					  rxq1, 1, NULL));
+}
+
+TEST_F(bind, rejects_closed_fd)
+{
+	EXPECT_EQ(-EBADF, devmem_bind_rx(&self->nl, self->ifindex, 100000,
+					 rxq1, 1, NULL));
+	EXPECT_STREQ("fd is not a dmabuf", self->nl.extack);
+}
+
+TEST_F(bind, rejects_fd_that_is_not_a_dmabuf)
+{
+	int fd = memfd_create("not-a-dmabuf", 0);
+
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(-EINVAL, devmem_bind_rx(&self->nl, self->ifindex, fd,
+					  rxq1, 1, NULL));
+	EXPECT_STREQ("fd is not a dmabuf", self->nl.extack);
+	close(fd);
+}
+
+TEST_F(bind, rejects_header_split_off)
+{
+	ASSERT_EQ(0, ethtool_set_hds(&self->nl, self->ifindex, false));
+	EXPECT_EQ(-EINVAL, devmem_bind_rx(&self->nl, self->ifindex,
+					  self->dmabuf, rxq1, 1, NULL));
+	EXPECT_STREQ("tcp-data-split is disabled", self->nl.extack);
+	EXPECT_EQ(0, devmem_bindings_live());
+}
+
+TEST_F(bind, rejects_driver_that_ignores_the_provider)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/debug/hdsim/hdsim%u/port0/ignore_provider",
+		 self->dev_id);
+	ASSERT_EQ(0, write_file(path, "1"));
+	EXPECT_EQ(-ENODATA, devmem_bind_rx(&self->nl, self->ifindex,
+					   self->dmabuf, rxq1, 1, NULL));
+	EXPECT_EQ(0, devmem_bindings_live());
+	EXPECT_EQ(0, queue_dmabuf(&self->nl, self->ifindex, 1));
+}
+
+TEST_F(bind, rejects_device_without_queue_restart)
+{
+	char name[IFNAMSIZ], path[128];
+	int ifindex;
+
+	/* netdevsim on 6.1 has a parent device but no queue mgmt ops */
+	if (write_file("/sys/bus/netdevsim/new_device", "%u 1",
+		       self->dev_id))
+		SKIP(return, "no netdevsim");
+	snprintf(path, sizeof(path),
+		 "/sys/bus/netdevsim/devices/netdevsim%u/net", self->dev_id);
+	ifindex = first_netdev_in(path, name);
+	if (ifindex <= 0) {
+		write_file("/sys/bus/netdevsim/del_device", "%u", self->dev_id);
+		SKIP(return, "netdevsim port not found");
+	}
+	EXPECT_EQ(-EOPNOTSUPP, bind_q(&self->nl, ifindex, self->dmabuf, 0,
+				      NULL));
+	EXPECT_STREQ("Device cannot restart RX queues (no queue management ops)",
+		     self->nl.extack);
+	write_file("/sys/bus/netdevsim/del_device", "%u", self->dev_id);
+}
+
+/* XDP in generic (skb) mode, loaded with raw bpf() and rtnetlink. */
+static int xdp_prog_load(void)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = XDP_PASS },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr attr = {
+		.prog_type = BPF_PROG_TYPE_XDP,
+		.insns = (uintptr_t)insns,
+		.insn_cnt = 2,
+		.license = (uintptr_t)"GPL",
+	};
+
+	return syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
+}
+
+static int xdp_attach(int ifindex, int prog_fd, char *extack, size_t len)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct mnl_socket *nl;
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *ifm;
+	struct nlattr *nest;
+	int one = 1, ret;
+
+	nl = mnl_socket_open(NETLINK_ROUTE);
+	if (!nl)
+		return -errno;
+	mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID);
+	mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one));
+
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_SETLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	ifm->ifi_index = ifindex;
+	nest = mnl_attr_nest_start(nlh, IFLA_XDP);
+	mnl_attr_put_u32(nlh, IFLA_XDP_FD, prog_fd);
+	mnl_attr_put_u32(nlh, IFLA_XDP_FLAGS, XDP_FLAGS_SKB_MODE);
+	mnl_attr_nest_end(nlh, nest);
+
+	ret = mnl_socket_sendto(nl, nlh, nlh->nlmsg_len);
+	if (ret >= 0)
+		ret = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+	if (ret >= 0) {
+		struct nlmsgerr *err = mnl_nlmsg_get_payload((void *)buf);
+		struct nlattr *attr;
+
+		ret = err->error;
+		extack[0] = '\0';
+		mnl_attr_for_each(attr, (struct nlmsghdr *)buf,
+				  sizeof(*err) - sizeof(err->msg) +
+				  err->msg.nlmsg_len)
+			if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG)
+				snprintf(extack, len, "%s",
+					 mnl_attr_get_str(attr));
+	} else {
+		ret = -errno;
+	}
+	mnl_socket_close(nl);
+	return ret;
+}
+
+TEST_F(bind, rejects_device_with_xdp)
+{
+	char extack[128];
+	int prog;
+
+	prog = xdp_prog_load();
+	if (prog < 0)
+		SKIP(return, "cannot load an XDP program: %s", strerror(errno));
+	ASSERT_EQ(0, xdp_attach(self->ifindex, prog, extack, sizeof(extack)));
+	EXPECT_EQ(-EEXIST, devmem_bind_rx(&self->nl, self->ifindex,
+					  self->dmabuf, rxq1, 1, NULL));
+	EXPECT_STREQ("unable to bind dmabuf to device with XDP program attached",
+		     self->nl.extack);
+	EXPECT_EQ(0, xdp_attach(self->ifindex, -1, extack, sizeof(extack)));
+	close(prog);
+}
+
+TEST_F(bind, refuses_xdp_while_bound)
+{
+	char extack[128];
+	int prog;
+
+	prog = xdp_prog_load();
+	if (prog < 0)
+		SKIP(return, "cannot load an XDP program: %s", strerror(errno));
+	ASSERT_EQ(0, bind_q(&self->nl, self->ifindex, self->dmabuf, 1, NULL));
+	EXPECT_EQ(-EBUSY, xdp_attach(self->ifindex, prog, extack,
+				     sizeof(extack)));
+	EXPECT_STREQ("unable to install XDP to device using memory provider",
+		     extack);
+	close(prog);
+}
+
+TEST_F(bind, refuses_channel_shrink_below_bound_queue)
+{
+	uint32_t combined, max;
+
+	ASSERT_EQ(0, bind_q(&self->nl, self->ifindex, self->dmabuf, 2, NULL));
+	EXPECT_EQ(-EINVAL, ethtool_set_channels(&self->nl, self->ifindex, 2));
+	EXPECT_STREQ("requested channel counts are too low for memory provider queues",
+		     self->nl.extack);
+	ASSERT_EQ(0, ethtool_get_channels(&self->nl, self->ifindex, &combined,
+					  &max));
+	EXPECT_EQ(NQUEUES, combined);
+	/* keeping the bound queue is fine */
+	EXPECT_EQ(0, ethtool_set_channels(&self->nl, self->ifindex, 3));
+}
+
+TEST_F(bind, refuses_header_split_off_while_bound)
+{
+	int hds = 0;
+
+	ASSERT_EQ(0, bind_q(&self->nl, self->ifindex, self->dmabuf, 1, NULL));
+	EXPECT_EQ(-EINVAL, ethtool_set_hds(&self->nl, self->ifindex, false));
+	EXPECT_STREQ("can't disable tcp-data-split while device has memory provider enabled",
+		     self->nl.extack);
+	ASSERT_EQ(0, ethtool_get_hds(&self->nl, self->ifindex, &hds));
+	EXPECT_EQ(ETHTOOL_TCP_DATA_SPLIT_ENABLED, hds);
+}
+
+static int afxdp_bind(int ifindex, int queue)
+{
+	struct xdp_umem_reg reg = { .chunk_size = 4096 };
+	struct sockaddr_xdp sxdp = {
+		.sxdp_family = AF_XDP,
+		.sxdp_ifindex = ifindex,
+		.sxdp_queue_id = queue,
+		.sxdp_flags = XDP_COPY,
+	};
+	int ring = 64, fd, ret;
+	void *umem;
+
+	fd = socket(AF_XDP, SOCK_RAW, 0);
+	if (fd < 0)
+		return -errno;
+	umem = mmap(NULL, 64 * 4096, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	reg.addr = (uintptr_t)umem;
+	reg.len = 64 * 4096;
+	if (setsockopt(fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof(reg)) ||
+	    setsockopt(fd, SOL_XDP, XDP_UMEM_FILL_RING, &ring, sizeof(ring)) ||
+	    setsockopt(fd, SOL_XDP, XDP_UMEM_COMPLETION_RING, &ring,
+		       sizeof(ring)) ||
+	    setsockopt(fd, SOL_XDP, XDP_RX_RING, &ring, sizeof(ring))) {
+		ret = -errno;
+		goto out;
+	}
+	ret = bind(fd, (struct sockaddr *)&sxdp, sizeof(sxdp)) ? -errno : fd;
+out:
+	if (ret < 0)
+		close(fd);
+	return ret;
+}
+
+TEST_F(bind, refuses_af_xdp_while_bound)
+{
+	ASSERT_EQ(0, bind_q(&self->nl, self->ifindex, self->dmabuf, 1, NULL));
+	EXPECT_EQ(-EBUSY, afxdp_bind(self->ifindex, 1));
+	EXPECT_EQ(-EBUSY, afxdp_bind(self->ifindex, 0));
+}
+
+TEST_F(bind, rejects_queue_used_by_af_xdp)
+{
+	int xsk = afxdp_bind(self->ifindex, 1);
+
+	ASSERT_GE(xsk, 0);
+	EXPECT_EQ(-EBUSY, bind_q(&self->nl, self->ifindex, self->dmabuf, 1,
+				 NULL));
+	EXPECT_STREQ("designated queue already in use by AF_XDP",
+		     self->nl.extack);
+	close(xsk);
+}
+
+TEST_F(bind, requires_cap_net_admin)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		struct devmem_nl nl;
+
+		if (devmem_nl_open(&nl) || setresuid(65534, 65534, 65534))
+			_exit(2);
+		_exit(bind_q(&nl, self->ifindex, self->dmabuf, 1, NULL) ==
+		      -EPERM ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, devmem_bindings_live());
+}
+
+TEST_F(bind, requires_cap_net_admin_of_init_userns)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		struct devmem_nl nl;
+
+		if (devmem_nl_open(&nl) || setresuid(65534, 65534, 65534) ||
+		    unshare(CLONE_NEWUSER))
+			_exit(2);
+		/* full capabilities, but only in the new user namespace */
+		_exit(bind_q(&nl, self->ifindex, self->dmabuf, 1, NULL) ==
+		      -EPERM ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_F(bind, deleting_bound_device_then_closing_socket)
+{
+	uint32_t id = 0;
+
+	ASSERT_EQ(0, bind_q(&self->nl, self->ifindex, self->dmabuf, 1, &id));
+	ASSERT_EQ(0, hdsim_del(self->dev_id));
+	devmem_nl_close(&self->nl);
+	EXPECT_EQ(0, devmem_wait_bindings(0, 5000));
+}
+
+TEST_HARNESS_MAIN

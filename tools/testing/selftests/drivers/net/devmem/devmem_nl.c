@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Netlink helpers for the devmem selftests and tools, on libmnl:
+ * the netdev family (bind-rx, queue-get, page-pool-get, dev-get) and the
+ * ethtool rings/channels messages devmem setup needs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/ethtool_netlink.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include "devmem_nl.h"
+
+#define BUF_SIZE	(MNL_SOCKET_BUFFER_SIZE * 4)
+
+struct reply_ctx {
+	struct devmem_nl *nl;
+	mnl_cb_t data_cb;
+	void *data;
+};
+
+static struct nlmsghdr *genl_start(struct devmem_nl *nl, char *buf,
+				   uint16_t family, uint8_t cmd, uint16_t flags)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *genl;
+
+	nlh->nlmsg_type = family;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	nlh->nlmsg_seq = ++nl->seq;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = cmd;
+	genl->version = 1;
+	return nlh;
+}
+
+static int parse_extack(const struct nlattr *attr, void *data)
+{
+	struct devmem_nl *nl = data;
+
+	if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
+	    !mnl_attr_validate(attr, MNL_TYPE_NUL_STRING))
+		snprintf(nl->extack, sizeof(nl->extack), "%s",
+			 mnl_attr_get_str(attr));
+	if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MISS_TYPE &&
+	    !mnl_attr_validate(attr, MNL_TYPE_U32))
+		nl->miss_type = mnl_attr_get_u32(attr);
+	return MNL_CB_OK;
+}
+
+static int error_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+	struct reply_ctx *ctx = data;
+	unsigned int off;
+
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*err)))
+		return MNL_CB_ERROR;
+
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
+		off = sizeof(*err);
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+			off += err->msg.nlmsg_len - sizeof(err->msg);
+		mnl_attr_parse(nlh, off, parse_extack, ctx->nl);
+	}
+	if (err->error) {
+		errno = -err->error;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_STOP;
+}
+
+static int done_cb(const struct nlmsghdr *nlh, void *data)
+{
+	return MNL_CB_STOP;
+}
+
+static int data_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct reply_ctx *ctx = data;
+
+	return ctx->data_cb ? ctx->data_cb(nlh, ctx->data) : MNL_CB_OK;
+}
+
+/* Send @nlh and process replies until the ACK or DONE. */
+static int transact(struct devmem_nl *nl, struct nlmsghdr *nlh,
+		    mnl_cb_t cb, void *data)
+{
+	mnl_cb_t ctl_cb[NLMSG_MIN_TYPE] = {
+		[NLMSG_ERROR] = error_cb,
+		[NLMSG_DONE] = done_cb,
+	};
+	struct reply_ctx ctx = { .nl = nl, .data_cb = cb, .data = data };
+	unsigned int seq = nlh->nlmsg_seq;
+	char *buf;
+	int ret;
+
+	nl->extack[0] = '\0';
+	nl->miss_type = 0;
+	if (mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+
+	buf = malloc(BUF_SIZE);
+	if (!buf)
+		return -ENOMEM;
+
+	do {
+		ret = mnl_socket_recvfrom(nl->sock, buf, BUF_SIZE);
+		if (ret < 0)
+			break;
+		ret = mnl_cb_run2(buf, ret, seq, nl->portid, data_cb, &ctx,
+				  ctl_cb, NLMSG_MIN_TYPE);
+	} while (ret > 0);
+
+	free(buf);
+	return ret < 0 ? -errno : 0;
+}
+
+struct family_ctx {
+	uint16_t id;
+	uint32_t version;
+	char (*mcgrps)[32];
+	int max_mcgrps;
+	int n_mcgrps;
+};
+
+static int mcgrp_cb(const struct nlattr *attr, void *data)
+{
+	struct family_ctx *fc = data;
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, attr) {
+		if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GRP_NAME &&
+		    fc->n_mcgrps < fc->max_mcgrps)
+			snprintf(fc->mcgrps[fc->n_mcgrps++], 32, "%s",
+				 mnl_attr_get_str(a));
+	}
+	return MNL_CB_OK;
+}
+
+static int family_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct family_ctx *fc = data;
+	const struct nlattr *grp;
+
+	switch (mnl_attr_get_type(attr)) {
+	case CTRL_ATTR_FAMILY_ID:
+		fc->id = mnl_attr_get_u16(attr);
+		break;
+	case CTRL_ATTR_VERSION:
+		fc->version = mnl_attr_get_u32(attr);
+		break;
+	case CTRL_ATTR_MCAST_GROUPS:
+		mnl_attr_for_each_nested(grp, attr)
+			mcgrp_cb(grp, fc);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int family_cb(const struct nlmsghdr *nlh, void *data)
+{
+	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), family_attr_cb, data);
+	return MNL_CB_OK;
+}
+
+int devmem_nl_family(struct devmem_nl *nl, const char *name, uint16_t *id,
+		     uint32_t *version, char mcgrps[][32], int max_mcgrps)
+{
+	struct family_ctx fc = { .mcgrps = mcgrps, .max_mcgrps = max_mcgrps };
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = genl_start(nl, buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, name);
+	ret = transact(nl, nlh, family_cb, &fc);
+	if (ret)
+		return ret;
+	if (id)
+		*id = fc.id;
+	if (version)
+		*version = fc.version;
+	return fc.n_mcgrps;
+}
+
+int devmem_nl_open(struct devmem_nl *nl)
+{
+	int one = 1, ret;
+
+	memset(nl, 0, sizeof(*nl));
+	nl->seq = time(NULL);
+	nl->sock = mnl_socket_open(NETLINK_GENERIC);
+	if (!nl->sock)
+		return -errno;
+	if (mnl_socket_bind(nl->sock, 0, MNL_SOCKET_AUTOPID) < 0)
+		goto err_close;
+	mnl_socket_setsockopt(nl->sock, NETLINK_EXT_ACK, &one, sizeof(one));
+	mnl_socket_setsockopt(nl->sock, NETLINK_CAP_ACK, &one, sizeof(one));
+	nl->portid = mnl_socket_get_portid(nl->sock);
+
+	ret = devmem_nl_family(nl, UP_NETDEV_FAMILY_NAME, &nl->netdev_family,
+			       NULL, NULL, 0);
+	if (ret < 0)
+		goto err_close_ret;
+	ret = devmem_nl_family(nl, ETHTOOL_GENL_NAME, &nl->ethtool_family,
+			       NULL, NULL, 0);
+	if (ret < 0)
+		goto err_close_ret;
+	return 0;
+
+err_close:
+	ret = -errno;
+err_close_ret:
+	mnl_socket_close(nl->sock);
+	nl->sock = NULL;
+	return ret;
+}
+
+void devmem_nl_close(struct devmem_nl *nl)
+{
+	if (nl->sock)
+		mnl_socket_close(nl->sock);
+	nl->sock = NULL;
+}
+
+static int u32_attr_cb(const struct nlmsghdr *nlh, void *data)
+{
+	uint32_t *want = data;	/* [0] = attr type in, [1] = value out */
+	const struct nlattr *attr;
+
+	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(attr) == want[0] &&
+		    mnl_attr_get_payload_len(attr) == 4)
+			want[1] = mnl_attr_get_u32(attr);
+	return MNL_CB_OK;
+}
+
+int devmem_bind_rx_raw(struct devmem_nl *nl, unsigned int attrs,
+		       uint32_t ifindex, int dmabuf_fd,
+		       const struct devmem_queue *queues, int n, uint32_t *id)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	uint32_t want[2] = { UP_NETDEV_A_DMABUF_ID, 0 };
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	int i, ret;
+
+	nlh = genl_start(nl, buf, nl->netdev_family, UP_NETDEV_CMD_BIND_RX, 0);
+	if (attrs & BIND_IFINDEX)
+		mnl_attr_put_u32(nlh, UP_NETDEV_A_DMABUF_IFINDEX, ifindex);
+	if (attrs & BIND_FD)
+		mnl_attr_put_u32(nlh, UP_NETDEV_A_DMABUF_FD, dmabuf_fd);
+	for (i = 0; (attrs & BIND_QUEUES) && i < n; i++) {
+		nest = mnl_attr_nest_start(nlh, UP_NETDEV_A_DMABUF_QUEUES);
+		if (!(attrs & BIND_QUEUE_NO_ID))
+			mnl_attr_put_u32(nlh, UP_NETDEV_A_QUEUE_ID, queues[i].id);
+		if (!(attrs & BIND_QUEUE_NO_TYPE))
+			mnl_attr_put_u32(nlh, UP_NETDEV_A_QUEUE_TYPE,
+					 queues[i].type);
+		mnl_attr_nest_end(nlh, nest);
+	}
+
+	ret = transact(nl, nlh, u32_attr_cb, want);
+	if (!ret && id)
+		*id = want[1];
+	return ret;
+}
+
+int devmem_bind_rx(struct devmem_nl *nl, uint32_t ifindex, int dmabuf_fd,
+		   const struct devmem_queue *queues, int n, uint32_t *id)
+{
+	return devmem_bind_rx_raw(nl, BIND_IFINDEX | BIND_FD | BIND_QUEUES,
+				  ifindex, dmabuf_fd, queues, n, id);
+}
+
+int devmem_queue_get(struct devmem_nl *nl, uint32_t ifindex, uint32_t qid,
+		     uint32_t type, uint32_t *dmabuf_id)
+{
+	uint32_t want[2] = { UP_NETDEV_A_QUEUE_DMABUF, 0 };
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = genl_start(nl, buf, nl->netdev_family, UP_NETDEV_CMD_QUEUE_GET, 0);
+	mnl_attr_put_u32(nlh, UP_NETDEV_A_QUEUE_IFINDEX, ifindex);
+	mnl_attr_put_u32(nlh, UP_NETDEV_A_QUEUE_ID, qid);
+	mnl_attr_put_u32(nlh, UP_NETDEV_A_QUEUE_TYPE, type);
+	ret = transact(nl, nlh, u32_attr_cb, want);
+	if (!ret && dmabuf_id)
+		*dmabuf_id = want[1];
+	return ret;
+}
+
+int devmem_dev_get(struct devmem_nl *nl, uint32_t ifindex)
+{
+	uint32_t want[2] = { UP_NETDEV_A_DEV_IFINDEX, 0 };
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = genl_start(nl, buf, nl->netdev_family, UP_NETDEV_CMD_DEV_GET, 0);
+	mnl_attr_put_u32(nlh, UP_NETDEV_A_DEV_IFINDEX, ifindex);
+	ret = transact(nl, nlh, u32_attr_cb, want);
+	if (ret)
+		return ret;
+	return want[1] == ifindex ? 0 : -EPROTO;
+}
+
+struct pools_ctx {
+	struct devmem_pool_info *pools;
+	int max;
+	int n;
+};
+
+static uint64_t get_uint(const struct nlattr *attr)
+{
+	if (mnl_attr_get_payload_len(attr) == 8)
+		return mnl_attr_get_u64(attr);
+	return mnl_attr_get_u32(attr);
+}
+
+static int pools_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct pools_ctx *pc = data;
+	struct devmem_pool_info *p;
+	const struct nlattr *attr;
+
+	if (pc->n >= pc->max)
+		return MNL_CB_OK;
+	p = &pc->pools[pc->n++];
+	memset(p, 0, sizeof(*p));
+	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
+		switch (mnl_attr_get_type(attr)) {
+		case UP_NETDEV_A_PAGE_POOL_ID:
+			p->id = get_uint(attr);
+			break;
+		case UP_NETDEV_A_PAGE_POOL_IFINDEX:
+			p->ifindex = mnl_attr_get_u32(attr);
+			break;
+		case UP_NETDEV_A_PAGE_POOL_INFLIGHT:
+			p->inflight = get_uint(attr);
+			break;
+		case UP_NETDEV_A_PAGE_POOL_INFLIGHT_MEM:
+			p->inflight_mem = get_uint(attr);
+			break;
+		case UP_NETDEV_A_PAGE_POOL_DETACH_TIME:
+			p->detach_time = get_uint(attr);
+			break;
+		case UP_NETDEV_A_PAGE_POOL_DMABUF:
+			p->dmabuf = mnl_attr_get_u32(attr);
+			break;
+		}
+	}
+	return MNL_CB_OK;
+}
+
+int devmem_page_pools(struct devmem_nl *nl, struct devmem_pool_info *pools,
+		      int max)
+{
+	struct pools_ctx pc = { .pools = pools, .max = max };
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = genl_start(nl, buf, nl->netdev_family,
+			 UP_NETDEV_CMD_PAGE_POOL_GET, NLM_F_DUMP);
+	ret = transact(nl, nlh, pools_cb, &pc);
+	return ret ? ret : pc.n;
+}
+
+static void put_ethtool_header(struct nlmsghdr *nlh, uint16_t type,
+			       uint32_t ifindex)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, type);
+
+	mnl_attr_put_u32(nlh, ETHTOOL_A_HEADER_DEV_INDEX, ifindex);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+static int u8_attr_cb(const struct nlmsghdr *nlh, void *data)
+{
+	int *want = data;	/* [0] = attr type in, [1] = value out */
+	const struct nlattr *attr;
+
+	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(attr) == want[0])
+			want[1] = mnl_attr_get_u8(attr);
+	return MNL_CB_OK;
+}
+
+int ethtool_get_hds(struct devmem_nl *nl, uint32_t ifindex, int *hds)
+{
+	int want[2] = { ETHTOOL_A_RINGS_TCP_DATA_SPLIT, 0 };
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = genl_start(nl, buf, nl->ethtool_family, ETHTOOL_MSG_RINGS_GET, 0);
+	put_ethtool_header(nlh, ETHTOOL_A_RINGS_HEADER, ifindex);
+	ret = transact(nl, nlh, u8_attr_cb, want);
+	if (!ret)
+		*hds = want[1];
+	return ret;
+}
+
+int ethtool_set_hds(struct devmem_nl *nl, uint32_t ifindex, bool on)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+
+	nlh = genl_start(nl, buf, nl->ethtool_family, ETHTOOL_MSG_RINGS_SET, 0);
+	put_ethtool_header(nlh, ETHTOOL_A_RINGS_HEADER, ifindex);
+	mnl_attr_put_u8(nlh, ETHTOOL_A_RINGS_TCP_DATA_SPLIT,
+			on ? ETHTOOL_TCP_DATA_SPLIT_ENABLED :
+			     ETHTOOL_TCP_DATA_SPLIT_DISABLED);
+	return transact(nl, nlh, NULL, NULL);
+}
+
+int ethtool_set_channels(struct devmem_nl *nl, uint32_t ifindex,
+			 uint32_t combined)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+
+	nlh = genl_start(nl, buf, nl->ethtool_family,
+			 ETHTOOL_MSG_CHANNELS_SET, 0);
+	put_ethtool_header(nlh, ETHTOOL_A_CHANNELS_HEADER, ifindex);
+	mnl_attr_put_u32(nlh, ETHTOOL_A_CHANNELS_COMBINED_COUNT, combined);
+	return transact(nl, nlh, NULL, NULL);
+}
+
+struct channels_ctx {
+	uint32_t combined;
+	uint32_t max_combined;
+};
+
+static int channels_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct channels_ctx *cc = data;
+	const struct nlattr *attr;
+
+	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(attr) == ETHTOOL_A_CHANNELS_COMBINED_COUNT)
+			cc->combined = mnl_attr_get_u32(attr);
+		else if (mnl_attr_get_type(attr) == ETHTOOL_A_CHANNELS_COMBINED_MAX)
+			cc->max_combined = mnl_attr_get_u32(attr);
+	}
+	return MNL_CB_OK;
+}
+
+int ethtool_get_channels(struct devmem_nl *nl, uint32_t ifindex,
+			 uint32_t *combined, uint32_t *max_combined)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct channels_ctx cc = {};
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = genl_start(nl, buf, nl->ethtool_family,
+			 ETHTOOL_MSG_CHANNELS_GET, 0);
+	put_ethtool_header(nlh, ETHTOOL_A_CHANNELS_HEADER, ifindex);
+	ret = transact(nl, nlh, channels_cb, &cc);
+	if (!ret) {
+		*combined = cc.combined;
+		*max_combined = cc.max_combined;
+	}
+	return ret;
+}

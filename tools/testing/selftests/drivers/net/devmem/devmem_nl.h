@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Netlink helpers for the devmem selftests and tools, on libmnl.
+ *
+ * The netdev family constants below are written out from the upstream
+ * uAPI (not taken from our header), so that every test that decodes a
+ * reply also proves the family is byte-compatible with upstream.
+ */
+#ifndef DEVMEM_NL_H
+#define DEVMEM_NL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <libmnl/libmnl.h>
+
+/* upstream "netdev" genl family, v1 */
+#define UP_NETDEV_FAMILY_NAME		"netdev"
+#define UP_NETDEV_FAMILY_VERSION	1
+#define UP_NETDEV_CMD_DEV_GET		1
+#define UP_NETDEV_CMD_PAGE_POOL_GET	5
+#define UP_NETDEV_CMD_QUEUE_GET		10
+#define UP_NETDEV_CMD_BIND_RX		13
+#define UP_NETDEV_A_DEV_IFINDEX		1
+#define UP_NETDEV_A_PAGE_POOL_ID	1
+#define UP_NETDEV_A_PAGE_POOL_IFINDEX	2
+#define UP_NETDEV_A_PAGE_POOL_INFLIGHT	4
+#define UP_NETDEV_A_PAGE_POOL_INFLIGHT_MEM 5
+#define UP_NETDEV_A_PAGE_POOL_DETACH_TIME 6
+#define UP_NETDEV_A_PAGE_POOL_DMABUF	7
+#define UP_NETDEV_A_QUEUE_ID		1
+#define UP_NETDEV_A_QUEUE_IFINDEX	2
+#define UP_NETDEV_A_QUEUE_TYPE		3
+#define UP_NETDEV_A_QUEUE_DMABUF	5
+#define UP_NETDEV_A_DMABUF_IFINDEX	1
+#define UP_NETDEV_A_DMABUF_QUEUES	2
+#define UP_NETDEV_A_DMABUF_FD		3
+#define UP_NETDEV_A_DMABUF_ID		4
+#define UP_NETDEV_QUEUE_TYPE_RX		0
+#define UP_NETDEV_QUEUE_TYPE_TX		1
+
+struct devmem_nl {
+	struct mnl_socket *sock;
+	unsigned int portid;
+	unsigned int seq;
+	uint16_t netdev_family;
+	uint16_t ethtool_family;
+	char extack[256];	/* message of the last error, if any */
+	uint32_t miss_type;	/* missing attribute of the last error */
+};
+
+struct devmem_queue {
+	uint32_t id;
+	uint32_t type;
+};
+
+struct devmem_pool_info {
+	uint32_t id;
+	uint32_t ifindex;
+	uint64_t inflight;
+	uint64_t inflight_mem;
+	uint64_t detach_time;
+	uint32_t dmabuf;	/* 0: none */
+};
+
+/* All return 0 or -errno; on error nl->extack holds the kernel's message. */
+int devmem_nl_open(struct devmem_nl *nl);
+void devmem_nl_close(struct devmem_nl *nl);
+int devmem_nl_family(struct devmem_nl *nl, const char *name, uint16_t *id,
+		     uint32_t *version, char mcgrps[][32], int max_mcgrps);
+
+int devmem_bind_rx(struct devmem_nl *nl, uint32_t ifindex, int dmabuf_fd,
+		   const struct devmem_queue *queues, int n, uint32_t *id);
+/* Raw bind-rx: @attrs selects which attributes are sent. */
+#define BIND_IFINDEX	1
+#define BIND_FD		2
+#define BIND_QUEUES	4
+#define BIND_QUEUE_NO_ID	8
+#define BIND_QUEUE_NO_TYPE	16
+int devmem_bind_rx_raw(struct devmem_nl *nl, unsigned int attrs,
+		       uint32_t ifindex, int dmabuf_fd,
+		       const struct devmem_queue *queues, int n, uint32_t *id);
+int devmem_queue_get(struct devmem_nl *nl, uint32_t ifindex, uint32_t qid,
+		     uint32_t type, uint32_t *dmabuf_id);
+int devmem_page_pools(struct devmem_nl *nl, struct devmem_pool_info *pools,
+		      int max);
+int devmem_dev_get(struct devmem_nl *nl, uint32_t ifindex);
+
+int ethtool_get_hds(struct devmem_nl *nl, uint32_t ifindex, int *hds);
+int ethtool_set_hds(struct devmem_nl *nl, uint32_t ifindex, bool on);
+int ethtool_set_channels(struct devmem_nl *nl, uint32_t ifindex,
+			 uint32_t combined);
+int ethtool_get_channels(struct devmem_nl *nl, uint32_t ifindex,
+			 uint32_t *combined, uint32_t *max_combined);
+
+#endif /* DEVMEM_NL_H */
