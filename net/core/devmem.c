@@ -35,6 +35,12 @@
 static DEFINE_XARRAY_FLAGS(net_devmem_dmabuf_bindings, XA_FLAGS_ALLOC1);
 static u32 net_devmem_next_id;
 
+/* Every binding until its final free, for leak accounting (debugfs):
+ * an unbound binding lives on while net_iovs are out.
+ */
+static LIST_HEAD(net_devmem_all_bindings);
+static DEFINE_SPINLOCK(net_devmem_all_lock);
+
 static const struct memory_provider_ops dmabuf_devmem_ops;
 
 static void net_devmem_dmabuf_binding_free(struct work_struct *work)
@@ -44,6 +50,10 @@ static void net_devmem_dmabuf_binding_free(struct work_struct *work)
 
 	/* Every pool using the binding is gone, so every net_iov is back. */
 	WARN_ON_ONCE(binding->free_count != binding->area.num_niovs);
+
+	spin_lock(&net_devmem_all_lock);
+	list_del(&binding->all_list);
+	spin_unlock(&net_devmem_all_lock);
 
 	dma_buf_unmap_attachment_unlocked(binding->attachment, binding->sgt,
 					  DMA_FROM_DEVICE);
@@ -247,6 +257,10 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 			     (sizeof(struct net_iov) + sizeof(u32));
 	binding->bind_ns = ktime_get_ns() - start_ns;
 
+	spin_lock(&net_devmem_all_lock);
+	list_add_tail(&binding->all_list, &net_devmem_all_bindings);
+	spin_unlock(&net_devmem_all_lock);
+
 	return binding;
 
 err_free_niovs:
@@ -396,6 +410,8 @@ void net_devmem_unbind_dmabuf(struct net_devmem_dmabuf_binding *binding)
 				   rxq_idx, err);
 	}
 
+	/* the device may go away while net_iovs are still out */
+	binding->dev = NULL;
 	net_devmem_dmabuf_binding_put(binding);
 }
 
@@ -515,17 +531,18 @@ static const struct memory_provider_ops dmabuf_devmem_ops = {
 	.uninstall		= mp_dmabuf_devmem_uninstall,
 };
 
-/* debugfs: devmem/bindings, one line per live binding, for leak checks
- * and the benchmark. Not a stable interface.
+/* debugfs: devmem/bindings, one line per live binding (bound, or unbound
+ * and waiting for its net_iovs), for leak checks and the benchmark. Not a
+ * stable interface.
  */
 static int net_devmem_bindings_show(struct seq_file *s, void *unused)
 {
 	struct net_devmem_dmabuf_binding *binding;
-	unsigned long id;
 
-	seq_puts(s, "id ifindex niovs free inflight mem_bytes bind_us queues\n");
+	seq_puts(s, "id state ifindex niovs free inflight mem_bytes bind_us queues\n");
 	rtnl_lock();
-	xa_for_each(&net_devmem_dmabuf_bindings, id, binding) {
+	spin_lock(&net_devmem_all_lock);
+	list_for_each_entry(binding, &net_devmem_all_bindings, all_list) {
 		struct netdev_rx_queue *rxq;
 		unsigned long xa_idx;
 		u32 free_count;
@@ -534,7 +551,9 @@ static int net_devmem_bindings_show(struct seq_file *s, void *unused)
 		free_count = binding->free_count;
 		spin_unlock_bh(&binding->free_lock);
 
-		seq_printf(s, "%u %d %zu %u %zu %zu %llu", binding->id,
+		seq_printf(s, "%u %s %d %zu %u %zu %zu %llu", binding->id,
+			   xa_load(&net_devmem_dmabuf_bindings, binding->id) ?
+			   "bound" : "unbound",
 			   binding->dev ? binding->dev->ifindex : 0,
 			   binding->area.num_niovs, free_count,
 			   binding->area.num_niovs - free_count,
@@ -543,6 +562,7 @@ static int net_devmem_bindings_show(struct seq_file *s, void *unused)
 			seq_printf(s, " %u", get_netdev_rx_queue_index(rxq));
 		seq_putc(s, '\n');
 	}
+	spin_unlock(&net_devmem_all_lock);
 	rtnl_unlock();
 
 	return 0;

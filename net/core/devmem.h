@@ -36,6 +36,7 @@ struct sg_table;
  * @bind_ns: time the bind took, for the benchmark
  * @mem_bytes: kernel memory the binding itself uses
  * @free_work: final teardown, in process context
+ * @all_list: entry in the list of all live bindings, bound or not
  */
 struct net_devmem_dmabuf_binding {
 	struct dma_buf *dmabuf;
@@ -58,6 +59,7 @@ struct net_devmem_dmabuf_binding {
 	u64 bind_ns;
 	size_t mem_bytes;
 	struct work_struct free_work;
+	struct list_head all_list;
 };
 
 int net_devmem_check_device(struct net_device *dev,

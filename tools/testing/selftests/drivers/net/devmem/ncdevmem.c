@@ -1,0 +1,835 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ncdevmem: receive TCP into device memory, netcat style.
+ *
+ * Command line compatible with upstream's ncdevmem:
+ *   ncdevmem -l -f IF -s ADDR [-c CLIENT] -p PORT [-v N] [-q NUM] [-t FIRST]
+ *	server: set the NIC up (tcp-data-split on, ntuple rule, RSS off
+ *	the bound queues), bind a dmabuf, accept one connection, receive
+ *	with MSG_SOCK_DEVMEM, validate, give tokens back; the NIC setup is
+ *	restored on every exit path
+ *   ncdevmem -f IF
+ *	bind self-tests
+ *   ncdevmem -s ADDR -p PORT
+ *	client: send stdin over plain TCP (6.1 has no devmem TX)
+ * Extras: --sha256 (hash of the received stream, read from the dmabuf),
+ * --stats, --size BYTES (dmabuf size), --memory udmabuf|heap|cuda|rocm,
+ * --allow-host (readable data is not an error).
+ */
+#define _GNU_SOURCE
+/* struct dmabuf_cmsg and dmabuf_token come from the uapi header, whose
+ * struct iovec must win over the C library's
+ */
+#include <linux/uio.h>
+#define __iovec_defined 1
+
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-heap.h>
+#include <linux/ethtool_netlink.h>
+#include <openssl/evp.h>
+
+#include "devmem_lib.h"
+#include "devmem_nl.h"
+
+#ifndef MSG_SOCK_DEVMEM
+#define MSG_SOCK_DEVMEM		0x2000000
+#endif
+
+#define IOV_LEN			819200
+#define CTRL_LEN		80000
+#define MAX_TOKENS		128
+#define MAX_TOKEN_FRAGS		1024
+
+static const char *ifname;
+static const char *server_ip;
+static const char *client_ip;
+static const char *memory = "udmabuf";
+static uint16_t port = 5201;
+static int validate;
+static int start_queue = -1;
+static int num_queues = -1;
+static size_t dmabuf_size = 64 << 20;
+static bool want_sha256, want_stats, allow_host, show_queues;
+
+static atomic_bool stop;
+
+/* what the server changed on the NIC, to put back */
+static struct {
+	int ifindex;
+	int hds_before;
+	bool hds_set;
+	bool rss_set;
+	bool ntuple_set;
+	int rule_id;
+} nic = { .rule_id = -1 };
+
+struct rx_stats {
+	uint64_t bytes;
+	uint64_t devmem_bytes;
+	uint64_t linear_bytes;
+	uint64_t host_bytes;
+	uint64_t frags;
+	uint64_t tokens_returned;
+	uint64_t dontneed_calls;
+	uint64_t recvmsg_calls;
+	uint64_t errors;
+};
+
+static void on_signal(int sig)
+{
+	atomic_store(&stop, true);
+}
+
+static int shell(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	ret = system(cmd);
+	return WIFEXITED(ret) ? WEXITSTATUS(ret) : -1;
+}
+
+/* Memory sources */
+
+static int alloc_udmabuf(size_t size)
+{
+	int fd = udmabuf_alloc(size, NULL);
+
+	if (fd < 0)
+		fprintf(stderr, "udmabuf: %s (CONFIG_UDMABUF? size above udmabuf.size_limit_mb?)\n",
+			strerror(-fd));
+	return fd;
+}
+
+static int alloc_heap(size_t size)
+{
+	struct dma_heap_allocation_data data = {
+		.len = size,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	int heap, ret;
+
+	heap = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
+	if (heap < 0) {
+		fprintf(stderr, "dma heap: /dev/dma_heap/system: %s\n",
+			strerror(errno));
+		return -errno;
+	}
+	ret = ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &data);
+	close(heap);
+	if (ret) {
+		fprintf(stderr, "dma heap: alloc: %s\n", strerror(errno));
+		return -errno;
+	}
+	return data.fd;
+}
+
+/* GPU exporters are loaded at run time, only if their library exists. */
+static int alloc_gpu(const char *kind, size_t size)
+{
+	const char *lib = !strcmp(kind, "cuda") ? "libcuda.so.1" :
+						  "libamdhip64.so";
+	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		fprintf(stderr, "%s: no GPU runtime (%s not found): skipping\n",
+			kind, lib);
+		return -ENODEV;
+	}
+	/* Exporting GPU memory as dmabuf needs a GPU; none is here to test
+	 * against, so refuse clearly rather than guess at the API.
+	 */
+	fprintf(stderr, "%s: runtime found but GPU dmabuf export is not supported by this build\n",
+		kind);
+	dlclose(h);
+	return -EOPNOTSUPP;
+}
+
+static int alloc_dmabuf(size_t size)
+{
+	if (!strcmp(memory, "udmabuf"))
+		return alloc_udmabuf(size);
+	if (!strcmp(memory, "heap"))
+		return alloc_heap(size);
+	if (!strcmp(memory, "cuda") || !strcmp(memory, "rocm"))
+		return alloc_gpu(memory, size);
+	fprintf(stderr, "unknown memory source %s\n", memory);
+	return -EINVAL;
+}
+
+/* NIC setup and restore */
+
+static void nic_restore(struct devmem_nl *nl)
+{
+	if (nic.rule_id >= 0)
+		shell("ethtool -N %s delete %d >/dev/null 2>&1", ifname,
+		      nic.rule_id);
+	if (nic.ntuple_set)
+		shell("ethtool -K %s ntuple off >/dev/null 2>&1", ifname);
+	if (nic.rss_set)
+		shell("ethtool -X %s default >/dev/null 2>&1", ifname);
+	if (nic.hds_set && nic.hds_before != ETHTOOL_TCP_DATA_SPLIT_ENABLED)
+		ethtool_set_hds(nl, nic.ifindex, false);
+	nic.rule_id = -1;
+	nic.ntuple_set = false;
+	nic.rss_set = false;
+	nic.hds_set = false;
+}
+
+static int add_flow_rule(int queue)
+{
+	const char *type = strchr(server_ip, ':') ? "tcp6" : "tcp4";
+	char cmd[256], line[256];
+	FILE *p;
+	int id = -1;
+
+	if (client_ip)
+		snprintf(cmd, sizeof(cmd),
+			 "ethtool -N %s flow-type %s src-ip %s dst-ip %s dst-port %u action %d 2>&1",
+			 ifname, type, client_ip, server_ip, port, queue);
+	else
+		snprintf(cmd, sizeof(cmd),
+			 "ethtool -N %s flow-type %s dst-ip %s dst-port %u action %d 2>&1",
+			 ifname, type, server_ip, port, queue);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p))
+		sscanf(line, "Added rule with ID %d", &id);
+	pclose(p);
+	return id;
+}
+
+static int nic_setup(struct devmem_nl *nl)
+{
+	int err;
+
+	err = ethtool_get_hds(nl, nic.ifindex, &nic.hds_before);
+	if (!err)
+		err = ethtool_set_hds(nl, nic.ifindex, true);
+	if (err) {
+		fprintf(stderr, "%s: cannot enable tcp-data-split: %s %s\n",
+			ifname, strerror(-err), nl->extack);
+		return err;
+	}
+	nic.hds_set = true;
+
+	if (shell("ethtool -X %s equal %d >/dev/null 2>&1", ifname,
+		  start_queue)) {
+		fprintf(stderr, "%s: cannot move RSS off queues %d+\n", ifname,
+			start_queue);
+		return -EOPNOTSUPP;
+	}
+	nic.rss_set = true;
+
+	if (shell("ethtool -K %s ntuple on >/dev/null 2>&1", ifname)) {
+		fprintf(stderr, "%s: no ntuple filtering\n", ifname);
+		return -EOPNOTSUPP;
+	}
+	nic.ntuple_set = true;
+
+	nic.rule_id = add_flow_rule(start_queue);
+	if (nic.rule_id < 0) {
+		fprintf(stderr, "%s: cannot add the flow steering rule\n",
+			ifname);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int bind_queues(struct devmem_nl *nl, int dmabuf, uint32_t *id)
+{
+	struct devmem_queue q[64];
+	int i, err;
+
+	for (i = 0; i < num_queues && i < 64; i++) {
+		q[i].id = start_queue + i;
+		q[i].type = UP_NETDEV_QUEUE_TYPE_RX;
+	}
+	err = devmem_bind_rx(nl, nic.ifindex, dmabuf, q, i, id);
+	if (err)
+		fprintf(stderr, "bind-rx: %s%s%s\n", strerror(-err),
+			nl->extack[0] ? ": " : "", nl->extack);
+	return err;
+}
+
+static void print_queue_stats(const char *when)
+{
+	int q;
+
+	if (!want_stats)
+		return;
+	for (q = start_queue; q < start_queue + num_queues; q++)
+		shell("ethtool -S %s | grep -E '^ *rx%d_' | sed 's/^ */stats %s: /'",
+		      ifname, q, when);
+}
+
+/* Validation of upstream's pattern: 1, 2, ..., N-1, '\n', repeating. */
+static uint8_t pattern_at(uint64_t off)
+{
+	unsigned int v = off % validate + 1;
+
+	return v == (unsigned int)validate ? '\n' : v;
+}
+
+static uint64_t check_bytes(const uint8_t *p, size_t len, uint64_t stream_off)
+{
+	uint64_t bad = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		bad += p[i] != pattern_at(stream_off + i);
+	return bad;
+}
+
+struct token_batch {
+	struct dmabuf_token t[MAX_TOKENS];
+	int n;
+	int frags;
+};
+
+static int return_tokens(int fd, struct token_batch *b, struct rx_stats *st)
+{
+	int ret;
+
+	if (!b->n)
+		return 0;
+	ret = setsockopt(fd, SOL_SOCKET, SO_DEVMEM_DONTNEED, b->t,
+			 b->n * sizeof(b->t[0]));
+	st->dontneed_calls++;
+	if (ret != b->frags) {
+		fprintf(stderr, "SO_DEVMEM_DONTNEED returned %d for %d tokens: %s\n",
+			ret, b->frags, ret < 0 ? strerror(errno) : "short");
+		st->errors++;
+		ret = -1;
+	} else {
+		st->tokens_returned += ret;
+		ret = 0;
+	}
+	b->n = 0;
+	b->frags = 0;
+	return ret;
+}
+
+static int add_token(int fd, struct token_batch *b, uint32_t token,
+		     struct rx_stats *st)
+{
+	if (b->n && b->t[b->n - 1].token_start + b->t[b->n - 1].token_count ==
+		    token) {
+		b->t[b->n - 1].token_count++;
+	} else {
+		if (b->n == MAX_TOKENS && return_tokens(fd, b, st))
+			return -1;
+		b->t[b->n].token_start = token;
+		b->t[b->n].token_count = 1;
+		b->n++;
+	}
+	if (++b->frags == MAX_TOKEN_FRAGS)
+		return return_tokens(fd, b, st);
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int receive(int fd, int dmabuf, uint32_t dmabuf_id, uint8_t *map,
+		   struct rx_stats *st, EVP_MD_CTX *sha)
+{
+	struct dma_buf_sync sync = {};
+	struct token_batch batch = {};
+	char *iov_buf, *ctrl;
+	int ret = 0;
+
+	iov_buf = malloc(IOV_LEN);
+	ctrl = malloc(CTRL_LEN);
+	if (!iov_buf || !ctrl)
+		return -ENOMEM;
+
+	while (!atomic_load(&stop)) {
+		struct iovec iov = { .iov_base = iov_buf, .iov_len = IOV_LEN };
+		struct msghdr msg = {
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = ctrl,
+			.msg_controllen = CTRL_LEN,
+		};
+		struct cmsghdr *cm;
+		bool devmem = false;
+		ssize_t n;
+
+		n = recvmsg(fd, &msg, MSG_SOCK_DEVMEM);
+		st->recvmsg_calls++;
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			fprintf(stderr, "recvmsg: %s\n", strerror(errno));
+			ret = -errno;
+			break;
+		}
+
+		sync.flags = DMA_BUF_SYNC_READ | DMA_BUF_SYNC_START;
+		ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
+		for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+			struct dmabuf_cmsg *dc = (void *)CMSG_DATA(cm);
+
+			if (cm->cmsg_level != SOL_SOCKET ||
+			    (cm->cmsg_type != SCM_DEVMEM_DMABUF &&
+			     cm->cmsg_type != SCM_DEVMEM_LINEAR))
+				continue;
+			devmem = true;
+
+			if (cm->cmsg_type == SCM_DEVMEM_LINEAR) {
+				/* linear bytes are at the start of the iov */
+				if (validate)
+					st->errors += check_bytes((uint8_t *)iov_buf,
+								  dc->frag_size,
+								  st->bytes);
+				if (sha)
+					EVP_DigestUpdate(sha, iov_buf,
+							 dc->frag_size);
+				st->linear_bytes += dc->frag_size;
+				st->bytes += dc->frag_size;
+				continue;
+			}
+
+			if (dc->dmabuf_id != dmabuf_id ||
+			    dc->frag_offset + dc->frag_size > dmabuf_size) {
+				fprintf(stderr, "bad fragment: id %u offset %llu size %u\n",
+					dc->dmabuf_id,
+					(unsigned long long)dc->frag_offset,
+					dc->frag_size);
+				st->errors++;
+			} else {
+				if (validate)
+					st->errors += check_bytes(map + dc->frag_offset,
+								  dc->frag_size,
+								  st->bytes);
+				if (sha)
+					EVP_DigestUpdate(sha,
+							 map + dc->frag_offset,
+							 dc->frag_size);
+			}
+			st->devmem_bytes += dc->frag_size;
+			st->bytes += dc->frag_size;
+			st->frags++;
+			if (add_token(fd, &batch, dc->frag_token, st)) {
+				ret = -EIO;
+				break;
+			}
+		}
+		sync.flags = DMA_BUF_SYNC_READ | DMA_BUF_SYNC_END;
+		ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
+
+		if (!devmem) {
+			/* data from a queue without the dmabuf: steering */
+			st->host_bytes += n;
+			st->bytes += n;
+			if (!allow_host) {
+				fprintf(stderr, "flow steering error: %zd bytes in host memory\n",
+					n);
+				st->errors++;
+				ret = -EIO;
+				break;
+			}
+		}
+		/* one DONTNEED call per recvmsg, covering all its frags */
+		if (return_tokens(fd, &batch, st)) {
+			ret = -EIO;
+			break;
+		}
+		if (ret)
+			break;
+	}
+
+	free(iov_buf);
+	free(ctrl);
+	return ret;
+}
+
+static int parse_addr(const char *ip, uint16_t p, struct sockaddr_in6 *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sin6_family = AF_INET6;
+	sa->sin6_port = htons(p);
+	if (inet_pton(AF_INET6, ip, &sa->sin6_addr) == 1)
+		return 0;
+	/* IPv4 as v4-mapped, like upstream */
+	sa->sin6_addr.s6_addr[10] = 0xff;
+	sa->sin6_addr.s6_addr[11] = 0xff;
+	return inet_pton(AF_INET, ip, &sa->sin6_addr.s6_addr[12]) == 1 ? 0 :
+									 -EINVAL;
+}
+
+static int do_server(void)
+{
+	struct rx_stats st = {};
+	struct sockaddr_in6 sa;
+	struct devmem_nl nl;
+	uint32_t combined = 0, max = 0, id = 0;
+	struct rusage ru0, ru1;
+	EVP_MD_CTX *sha = NULL;
+	int dmabuf, lfd, fd, one = 1, ret = 1;
+	uint8_t *map;
+	double t0, t1;
+
+	if (geteuid()) {
+		fprintf(stderr, "needs root (CAP_NET_ADMIN to bind a dmabuf)\n");
+		return 1;
+	}
+	if (parse_addr(server_ip, port, &sa)) {
+		fprintf(stderr, "bad server address %s\n", server_ip);
+		return 1;
+	}
+	nic.ifindex = if_nametoindex(ifname);
+	if (!nic.ifindex) {
+		fprintf(stderr, "no interface %s\n", ifname);
+		return 1;
+	}
+	if (devmem_nl_open(&nl)) {
+		fprintf(stderr, "netlink: no netdev family (no devmem TCP in this kernel)\n");
+		return 1;
+	}
+	if (ethtool_get_channels(&nl, nic.ifindex, &combined, &max) ||
+	    combined < 2) {
+		fprintf(stderr, "%s: needs at least 2 RX queues\n", ifname);
+		goto out_nl;
+	}
+	if (num_queues < 0)
+		num_queues = 1;
+	if (start_queue < 0)
+		start_queue = combined - num_queues;
+	if (start_queue < 1 || start_queue + num_queues > (int)combined) {
+		fprintf(stderr, "queues %d..%d do not fit %u channels (queue 0 stays unbound)\n",
+			start_queue, start_queue + num_queues - 1, combined);
+		goto out_nl;
+	}
+
+	dmabuf = alloc_dmabuf(dmabuf_size);
+	if (dmabuf < 0)
+		goto out_nl;
+	map = mmap(NULL, dmabuf_size, PROT_READ, MAP_SHARED, dmabuf, 0);
+	if (map == MAP_FAILED) {
+		fprintf(stderr, "mmap dmabuf: %s\n", strerror(errno));
+		goto out_dmabuf;
+	}
+
+	if (nic_setup(&nl))
+		goto out_restore;
+	print_queue_stats("before");
+	if (bind_queues(&nl, dmabuf, &id))
+		goto out_restore;
+	fprintf(stderr, "bound dmabuf id %u to %s queues %d..%d\n", id, ifname,
+		start_queue, start_queue + num_queues - 1);
+
+	lfd = socket(AF_INET6, SOCK_STREAM, 0);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1)) {
+		fprintf(stderr, "listen on %s port %u: %s\n", server_ip, port,
+			strerror(errno));
+		goto out_unbind;
+	}
+	fprintf(stderr, "listening on %s port %u\n", server_ip, port);
+	fd = accept(lfd, NULL, NULL);
+	if (fd < 0) {
+		fprintf(stderr, "accept: %s\n", strerror(errno));
+		goto out_listen;
+	}
+
+	if (want_sha256) {
+		sha = EVP_MD_CTX_new();
+		EVP_DigestInit_ex(sha, EVP_sha256(), NULL);
+	}
+	getrusage(RUSAGE_SELF, &ru0);
+	t0 = now();
+	ret = receive(fd, dmabuf, id, map, &st, sha) ? 1 : 0;
+	t1 = now();
+	getrusage(RUSAGE_SELF, &ru1);
+	close(fd);
+
+	printf("received %llu bytes: %llu in device memory (%llu frags), %llu linear, %llu host\n",
+	       (unsigned long long)st.bytes,
+	       (unsigned long long)st.devmem_bytes,
+	       (unsigned long long)st.frags,
+	       (unsigned long long)st.linear_bytes,
+	       (unsigned long long)st.host_bytes);
+	if (validate)
+		printf("validated every byte against the %d-byte pattern: %llu errors\n",
+		       validate, (unsigned long long)st.errors);
+	if (sha) {
+		unsigned char md[32];
+		unsigned int len, i;
+
+		EVP_DigestFinal_ex(sha, md, &len);
+		printf("sha256 ");
+		for (i = 0; i < len; i++)
+			printf("%02x", md[i]);
+		printf("\n");
+		EVP_MD_CTX_free(sha);
+	}
+	if (want_stats) {
+		double cpu = (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
+			     (ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+			     (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
+			     (ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+
+		printf("stats: time %.3f s, %.1f MB/s, receiver cpu %.3f s\n",
+		       t1 - t0, st.bytes / 1e6 / (t1 - t0), cpu);
+		printf("stats: recvmsg calls %llu, tokens returned %llu, DONTNEED calls %llu\n",
+		       (unsigned long long)st.recvmsg_calls,
+		       (unsigned long long)st.tokens_returned,
+		       (unsigned long long)st.dontneed_calls);
+		print_queue_stats("after");
+	}
+	if (st.errors)
+		ret = 1;
+
+out_listen:
+	close(lfd);
+out_unbind:
+	devmem_nl_close(&nl);	/* closing the socket unbinds */
+	devmem_nl_open(&nl);
+out_restore:
+	nic_restore(&nl);
+	munmap(map, dmabuf_size);
+out_dmabuf:
+	close(dmabuf);
+out_nl:
+	devmem_nl_close(&nl);
+	return ret;
+}
+
+/* Bind self-tests, like upstream's run_devmem_tests(). */
+static int do_selftests(void)
+{
+	struct devmem_queue q[2];
+	uint32_t combined = 0, max = 0, id;
+	int dmabuf, hds = 0, fails = 0;
+	struct devmem_nl nl, nl2;
+
+#define CHECK(cond, name) do {						\
+	bool ok_ = (cond);						\
+	printf("%s %s\n", ok_ ? "ok" : "FAIL", name);			\
+	fails += !ok_;							\
+} while (0)
+
+	nic.ifindex = if_nametoindex(ifname);
+	if (!nic.ifindex || devmem_nl_open(&nl) || devmem_nl_open(&nl2)) {
+		fprintf(stderr, "no interface %s or no netdev family\n", ifname);
+		return 1;
+	}
+	dmabuf = alloc_dmabuf(dmabuf_size);
+	if (dmabuf < 0)
+		return 1;
+	ethtool_get_channels(&nl, nic.ifindex, &combined, &max);
+	ethtool_get_hds(&nl, nic.ifindex, &hds);
+	if (combined < 2) {
+		fprintf(stderr, "%s: needs at least 2 queues\n", ifname);
+		return 1;
+	}
+	q[0].id = combined / 2;
+	q[1].id = combined - 1;
+	q[0].type = UP_NETDEV_QUEUE_TYPE_RX;
+	q[1].type = UP_NETDEV_QUEUE_TYPE_RX;
+
+	CHECK(devmem_bind_rx_raw(&nl, BIND_IFINDEX | BIND_FD, nic.ifindex,
+				 dmabuf, q, 0, NULL) == -EINVAL,
+	      "bind with no queues fails");
+	ethtool_set_hds(&nl, nic.ifindex, false);
+	CHECK(devmem_bind_rx(&nl, nic.ifindex, dmabuf, q, 2, NULL) == -EINVAL,
+	      "bind with tcp-data-split off fails");
+	ethtool_set_hds(&nl, nic.ifindex, true);
+	CHECK(!devmem_bind_rx(&nl2, nic.ifindex, dmabuf, q, 2, &id),
+	      "bind with tcp-data-split on succeeds");
+	CHECK(ethtool_set_channels(&nl, nic.ifindex, q[0].id) == -EINVAL,
+	      "shrinking channels below the bound queues fails");
+	devmem_nl_close(&nl2);
+	id = ~0U;
+	devmem_queue_get(&nl, nic.ifindex, q[0].id, UP_NETDEV_QUEUE_TYPE_RX,
+			 &id);
+	CHECK(id == 0, "closing the netlink socket unbinds");
+	if (hds != ETHTOOL_TCP_DATA_SPLIT_ENABLED)
+		ethtool_set_hds(&nl, nic.ifindex, false);
+	close(dmabuf);
+	devmem_nl_close(&nl);
+	printf("%d self-tests failed\n", fails);
+	return !!fails;
+}
+
+/* RX queues of the device and what memory backs them (queue-get). */
+static int do_show_queues(void)
+{
+	uint32_t combined = 0, max = 0, q, id;
+	struct devmem_nl nl;
+	int ifindex;
+
+	ifindex = if_nametoindex(ifname);
+	if (!ifindex || devmem_nl_open(&nl))
+		return 1;
+	ethtool_get_channels(&nl, ifindex, &combined, &max);
+	for (q = 0; q < combined; q++) {
+		if (devmem_queue_get(&nl, ifindex, q, UP_NETDEV_QUEUE_TYPE_RX,
+				     &id))
+			continue;
+		if (id)
+			printf("%s rx queue %u: dmabuf %u (device memory)\n",
+			       ifname, q, id);
+		else
+			printf("%s rx queue %u: host memory\n", ifname, q);
+	}
+	devmem_nl_close(&nl);
+	return 0;
+}
+
+static int do_client(void)
+{
+	struct sockaddr_in6 sa;
+	char buf[65536];
+	ssize_t n;
+	int fd;
+
+	if (parse_addr(server_ip, port, &sa))
+		return 1;
+	fd = socket(AF_INET6, SOCK_STREAM, 0);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, "connect %s port %u: %s\n", server_ip, port,
+			strerror(errno));
+		return 1;
+	}
+	while ((n = read(0, buf, sizeof(buf))) > 0)
+		if (write(fd, buf, n) != n)
+			return 1;
+	close(fd);
+	return 0;
+}
+
+static void help(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s -l -f IF -s ADDR [-c CLIENT] [-p PORT] [-v N] [-q NUM] [-t FIRST]\n"
+		"          [--sha256] [--stats] [--size BYTES] [--memory udmabuf|heap|cuda|rocm]\n"
+		"          [--allow-host]\n"
+		"       %s -f IF                  (bind self-tests)\n"
+		"       %s -f IF --show-queues    (what backs each RX queue)\n"
+		"       %s -s ADDR [-p PORT] < data (plain TCP client)\n",
+		prog, prog, prog, prog);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "sha256", no_argument, NULL, 'H' },
+		{ "stats", no_argument, NULL, 'S' },
+		{ "size", required_argument, NULL, 'Z' },
+		{ "memory", required_argument, NULL, 'M' },
+		{ "allow-host", no_argument, NULL, 'A' },
+		{ "show-queues", no_argument, NULL, 'Q' },
+		{}
+	};
+	struct sigaction sa = { .sa_handler = on_signal };
+	bool listen_mode = false;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "ls:c:p:v:q:t:f:", longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'l':
+			listen_mode = true;
+			break;
+		case 's':
+			server_ip = optarg;
+			break;
+		case 'c':
+			client_ip = optarg;
+			break;
+		case 'p':
+			port = atoi(optarg);
+			break;
+		case 'v':
+			validate = atoi(optarg);
+			break;
+		case 'q':
+			num_queues = atoi(optarg);
+			break;
+		case 't':
+			start_queue = atoi(optarg);
+			break;
+		case 'f':
+			ifname = optarg;
+			break;
+		case 'H':
+			want_sha256 = true;
+			break;
+		case 'S':
+			want_stats = true;
+			break;
+		case 'Z':
+			dmabuf_size = strtoull(optarg, NULL, 0);
+			break;
+		case 'M':
+			memory = optarg;
+			break;
+		case 'A':
+			allow_host = true;
+			break;
+		case 'Q':
+			show_queues = true;
+			break;
+		default:
+			help(argv[0]);
+		}
+	}
+	if (validate < 0 || validate == 1)
+		help(argv[0]);
+
+	/* no SA_RESTART: a signal ends recvmsg and the NIC is restored */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	if (listen_mode) {
+		if (!ifname || !server_ip)
+			help(argv[0]);
+		return do_server();
+	}
+	if (!server_ip && !client_ip) {
+		if (!ifname)
+			help(argv[0]);
+		return show_queues ? do_show_queues() : do_selftests();
+	}
+	if (!server_ip)
+		help(argv[0]);
+	return do_client();
+}

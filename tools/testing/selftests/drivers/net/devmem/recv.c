@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recvmsg(MSG_SOCK_DEVMEM) and SO_DEVMEM_DONTNEED: semantics and bad
+ * input, on an hdsim port whose queue 3 is bound to a udmabuf. The sender
+ * runs in a network namespace on the peer port.
+ */
+#define _GNU_SOURCE
+#include <linux/uio.h>
+#define __iovec_defined 1
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+
+#include "../../../kselftest_harness.h"
+#include "devmem_lib.h"
+#include "devmem_nl.h"
+
+#ifndef MSG_SOCK_DEVMEM
+#define MSG_SOCK_DEVMEM		0x2000000
+#endif
+#define ETOOSMALL		525	/* kernel-internal errno, as upstream */
+
+#define DMABUF_SIZE		(16 << 20)
+#define BOUND_QUEUE		3
+#define PORT_DEVMEM		5300
+#define PORT_HOST		5301
+#define RX_ADDR			"192.0.3.1"
+#define TX_ADDR			"192.0.3.2"
+
+static uint8_t pattern_at(uint64_t off)
+{
+	unsigned int v = off % 7 + 1;
+
+	return v == 7 ? '\n' : v;
+}
+
+FIXTURE(recv)
+{
+	struct devmem_nl nl;
+	unsigned int dev_id;
+	char ifname[IFNAMSIZ];
+	char peer[IFNAMSIZ];
+	char ns[32];
+	int ifindex;
+	int dmabuf;
+	uint8_t *map;
+	uint32_t binding;
+	int lfd;
+};
+
+FIXTURE_SETUP(recv)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct devmem_queue q = { BOUND_QUEUE, UP_NETDEV_QUEUE_TYPE_RX };
+	int one = 1;
+
+	self->dmabuf = -1;
+	self->lfd = -1;
+	self->dev_id = 1000 + getpid() % 50000;
+	snprintf(self->ns, sizeof(self->ns), "recv-%u", self->dev_id);
+	if (access(HDSIM_SYS, F_OK))
+		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
+	debugfs_mount();
+
+	ASSERT_EQ(0, hdsim_new(self->dev_id, 4));
+	self->ifindex = hdsim_port(self->dev_id, 0, self->ifname);
+	ASSERT_GT(self->ifindex, 0);
+	ASSERT_GT(hdsim_port(self->dev_id, 1, self->peer), 0);
+	ASSERT_EQ(0, run("ip netns add %s", self->ns));
+	ASSERT_EQ(0, run("ip link set %s netns %s", self->peer, self->ns));
+	ASSERT_EQ(0, run("ip -n %s addr add %s/24 dev %s", self->ns, TX_ADDR,
+			 self->peer));
+	ASSERT_EQ(0, run("ip -n %s link set %s up", self->ns, self->peer));
+	ASSERT_EQ(0, run("ip addr add %s/24 dev %s", RX_ADDR, self->ifname));
+	ASSERT_EQ(0, run("ip link set %s up", self->ifname));
+	ASSERT_EQ(0, run("ethtool -X %s equal %d", self->ifname, BOUND_QUEUE));
+	ASSERT_EQ(0, run("ethtool -K %s ntuple on", self->ifname));
+	ASSERT_EQ(0, run("ethtool -N %s flow-type tcp4 dst-port %d action %d >/dev/null",
+			 self->ifname, PORT_DEVMEM, BOUND_QUEUE));
+
+	ASSERT_EQ(0, devmem_nl_open(&self->nl));
+	ASSERT_EQ(0, ethtool_set_hds(&self->nl, self->ifindex, true));
+	self->dmabuf = udmabuf_alloc(DMABUF_SIZE, NULL);
+	ASSERT_GE(self->dmabuf, 0);
+	self->map = mmap(NULL, DMABUF_SIZE, PROT_READ, MAP_SHARED,
+			 self->dmabuf, 0);
+	ASSERT_NE(MAP_FAILED, self->map);
+	ASSERT_EQ(0, devmem_bind_rx(&self->nl, self->ifindex, self->dmabuf,
+				    &q, 1, &self->binding));
+
+	self->lfd = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(self->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	sa.sin_port = htons(PORT_DEVMEM);
+	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&sa, sizeof(sa)));
+	ASSERT_EQ(0, listen(self->lfd, 4));
+}
+
+FIXTURE_TEARDOWN(recv)
+{
+	if (self->lfd >= 0)
+		close(self->lfd);
+	devmem_nl_close(&self->nl);
+	if (self->dmabuf >= 0)
+		close(self->dmabuf);
+	run("ip netns del %s 2>/dev/null", self->ns);
+	hdsim_del(self->dev_id);
+	if (devmem_wait_bindings(0, 10000))
+		run("cat " DEVMEM_DEBUGFS "; ss -tanoem | grep -v LISTEN | sed 's/^/# /'");
+	EXPECT_EQ(0, devmem_wait_bindings(0, 5000));
+}
+
+/* Fork a sender in the peer namespace: connect to @port, send @bytes of
+ * the pattern, close. Returns its pid.
+ */
+static pid_t sender(const char *ns, int port, size_t bytes)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	char path[64], buf[4096];
+	size_t off = 0, i;
+	pid_t pid;
+	int fd, nsfd;
+
+	pid = fork();
+	if (pid)
+		return pid;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	nsfd = open(path, O_RDONLY);
+	if (nsfd < 0 || setns(nsfd, CLONE_NEWNET))
+		_exit(2);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	sa.sin_port = htons(port);
+	inet_pton(AF_INET, RX_ADDR, &sa.sin_addr);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		_exit(3);
+	while (off < bytes) {
+		size_t n = bytes - off < sizeof(buf) ? bytes - off : sizeof(buf);
+
+		for (i = 0; i < n; i++)
+			buf[i] = pattern_at(off + i);
+		if (write(fd, buf, n) != (ssize_t)n)
+			_exit(4);
+		off += n;
+	}
+	close(fd);
+	_exit(0);
+}
+
+static int reap(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Wait until @fd has at least @bytes queued (or 5 s). */
+static void wait_inq(int fd, int bytes)
+{
+	int i, inq = 0;
+
+	for (i = 0; i < 500; i++) {
+		ioctl(fd, FIONREAD, &inq);
+		if (inq >= bytes)
+			return;
+		usleep(10000);
+	}
+}
+
+struct rx_result {
+	ssize_t ret;
+	int err;
+	int ndmabuf;
+	int nlinear;
+	uint32_t tokens[512];
+	struct dmabuf_cmsg frags[512];
+};
+
+static void devmem_recv(int fd, size_t len, void *ctrl, size_t ctrl_len,
+			int flags, struct rx_result *r)
+{
+	static char iov_buf[1 << 20];
+	struct iovec iov = { iov_buf, len };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctrl,
+		.msg_controllen = ctrl_len,
+	};
+	struct cmsghdr *cm;
+
+	memset(r, 0, sizeof(*r));
+	r->ret = recvmsg(fd, &msg, flags);
+	r->err = r->ret < 0 ? errno : 0;
+	if (r->ret <= 0 || !ctrl)
+		return;
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		struct dmabuf_cmsg *dc = (void *)CMSG_DATA(cm);
+
+		if (cm->cmsg_type == SCM_DEVMEM_LINEAR)
+			r->nlinear++;
+		if (cm->cmsg_type == SCM_DEVMEM_DMABUF && r->ndmabuf < 512) {
+			r->frags[r->ndmabuf] = *dc;
+			r->tokens[r->ndmabuf++] = dc->frag_token;
+		}
+	}
+}
+
+static int dontneed(int fd, const struct dmabuf_token *t, int n)
+{
+	int ret = setsockopt(fd, SOL_SOCKET, SO_DEVMEM_DONTNEED, t,
+			     n * sizeof(*t));
+
+	return ret < 0 ? -errno : ret;
+}
+
+static int dontneed_all(int fd, const struct rx_result *r)
+{
+	struct dmabuf_token t[128];
+	int i, n = 0, freed = 0;
+
+	for (i = 0; i < r->ndmabuf; i++) {
+		t[n].token_start = r->tokens[i];
+		t[n].token_count = 1;
+		if (++n == 128) {
+			freed += dontneed(fd, t, n);
+			n = 0;
+		}
+	}
+	return freed + (n ? dontneed(fd, t, n) : 0);
+}
+
+static char ctrl[80000];
+
+TEST_F(recv, frags_land_in_the_dmabuf_at_their_offsets)
+{
+	size_t bytes = 256 << 10, got = 0;
+	struct rx_result r;
+	uint64_t bad = 0;
+	pid_t pid;
+	int fd, i;
+
+	pid = sender(self->ns, PORT_DEVMEM, bytes);
+	fd = accept(self->lfd, NULL, NULL);
+	ASSERT_GE(fd, 0);
+	while (got < bytes) {
+		devmem_recv(fd, bytes, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
+		ASSERT_GT(r.ret, 0);
+		EXPECT_EQ(0, r.nlinear);
+		for (i = 0; i < r.ndmabuf; i++) {
+			const struct dmabuf_cmsg *f = &r.frags[i];
+			uint32_t k;
+
+			EXPECT_EQ(self->binding, f->dmabuf_id);
+			EXPECT_NE(0, f->frag_token);
+			EXPECT_EQ(0, f->flags);
+			for (k = 0; k < f->frag_size; k++)
+				bad += self->map[f->frag_offset + k] !=
+				       pattern_at(got + k);
+			got += f->frag_size;
+		}
+		EXPECT_EQ(r.ndmabuf, dontneed_all(fd, &r));
+	}
+	EXPECT_EQ(bytes, got);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+}
+
+TEST_F(recv, reader_without_flag_gets_efault)
+{
+	char buf[4096];
+	pid_t pid;
+	int fd;
+
+	pid = sender(self->ns, PORT_DEVMEM, 64 << 10);
+	fd = accept(self->lfd, NULL, NULL);
+	ASSERT_GE(fd, 0);
+	wait_inq(fd, 1);
+	EXPECT_EQ(-1, recv(fd, buf, sizeof(buf), 0));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+}
+
+TEST_F(recv, peek_is_refused)
+{
+	struct rx_result r;
+	pid_t pid;
+	int fd;
+
+	pid = sender(self->ns, PORT_DEVMEM, 64 << 10);
+	fd = accept(self->lfd, NULL, NULL);
+	wait_inq(fd, 1);
+	devmem_recv(fd, 4096, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM | MSG_PEEK,
+		    &r);
+	EXPECT_EQ(-1, r.ret);
+	EXPECT_EQ(EINVAL, r.err);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+}
+
+TEST_F(recv, no_control_buffer_fails_and_loses_nothing)
+{
+	struct rx_result r;
+	pid_t pid;
+	int fd;
+
+	pid = sender(self->ns, PORT_DEVMEM, 64 << 10);
+	fd = accept(self->lfd, NULL, NULL);
+	wait_inq(fd, 1);
+
+	devmem_recv(fd, 4096, NULL, 0, MSG_SOCK_DEVMEM, &r);
+	EXPECT_EQ(-1, r.ret);
+	EXPECT_EQ(ETOOSMALL, r.err);
+	/* one byte too small for a whole cmsg */
+	devmem_recv(fd, 4096, ctrl, CMSG_LEN(sizeof(struct dmabuf_cmsg)) - 1,
+		    MSG_SOCK_DEVMEM, &r);
+	EXPECT_EQ(-1, r.ret);
+	EXPECT_EQ(ETOOSMALL, r.err);
+
+	/* the next call with room gets the stream from its first byte */
+	devmem_recv(fd, 4096, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
+	ASSERT_GT(r.ret, 0);
+	ASSERT_GT(r.ndmabuf, 0);
+	EXPECT_EQ(pattern_at(0), self->map[r.frags[0].frag_offset]);
+	EXPECT_EQ(pattern_at(1), self->map[r.frags[0].frag_offset + 1]);
+	EXPECT_EQ(r.ndmabuf, dontneed_all(fd, &r));
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+}
+
+TEST_F(recv, room_for_one_cmsg_gives_one_frag)
+{
+	struct rx_result r;
+	pid_t pid;
+	int fd;
+
+	pid = sender(self->ns, PORT_DEVMEM, 64 << 10);
+	fd = accept(self->lfd, NULL, NULL);
+	wait_inq(fd, 8192);
+	devmem_recv(fd, 65536, ctrl, CMSG_SPACE(sizeof(struct dmabuf_cmsg)),
+		    MSG_SOCK_DEVMEM, &r);
+	ASSERT_GT(r.ret, 0);
+	EXPECT_EQ(1, r.ndmabuf);
+	EXPECT_EQ(r.frags[0].frag_size, r.ret);
+	EXPECT_EQ(1, dontneed_all(fd, &r));
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+}
+
+TEST_F(recv, dontneed_rejects_bad_input)
+{
+	struct dmabuf_token t[129] = {};
+	int udp = socket(AF_INET, SOCK_DGRAM, 0);
+	pid_t pid;
+	int fd;
+
+	EXPECT_EQ(-EBADF, dontneed(udp, t, 1));
+	close(udp);
+
+	pid = sender(self->ns, PORT_DEVMEM, 4096);
+	fd = accept(self->lfd, NULL, NULL);
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SOCKET, SO_DEVMEM_DONTNEED, t, 4));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SOCKET, SO_DEVMEM_DONTNEED, t, 12));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-EINVAL, dontneed(fd, t, 129));
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SOCKET, SO_DEVMEM_DONTNEED, t, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SOCKET, SO_DEVMEM_DONTNEED,
+				 (void *)8, 8));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+}
+
+TEST_F(recv, dontneed_skips_unknown_freed_and_wrapping_tokens)
+{
+	struct dmabuf_token t[4];
+	struct rx_result r;
+	pid_t pid;
+	int fd, n;
+
+	pid = sender(self->ns, PORT_DEVMEM, 64 << 10);
+	fd = accept(self->lfd, NULL, NULL);
+	wait_inq(fd, 16384);
+	devmem_recv(fd, 65536, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
+	ASSERT_GT(r.ndmabuf, 1);
+	n = r.ndmabuf;
+
+	/* unknown tokens: nothing freed */
+	t[0] = (struct dmabuf_token){ 0, 1 };
+	t[1] = (struct dmabuf_token){ 1000000, 10 };
+	EXPECT_EQ(0, dontneed(fd, t, 2));
+	/* a range that wraps around 2^32 */
+	t[0] = (struct dmabuf_token){ 0xfffffff0, 0x20 };
+	EXPECT_EQ(0, dontneed(fd, t, 1));
+	/* the real ones, one at a time: each freed once */
+	t[0] = (struct dmabuf_token){ r.tokens[0], 1 };
+	EXPECT_EQ(1, dontneed(fd, t, 1));
+	EXPECT_EQ(0, dontneed(fd, t, 1));
+	/* the rest, with a huge count that covers them */
+	t[0] = (struct dmabuf_token){ r.tokens[1], 0xffffffff };
+	EXPECT_EQ(n - 1, dontneed(fd, t, 1));
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+}
+
+TEST_F(recv, tokens_come_out_contiguous)
+{
+	struct dmabuf_token t;
+	struct rx_result r;
+	pid_t pid;
+	int fd, i;
+
+	pid = sender(self->ns, PORT_DEVMEM, 128 << 10);
+	fd = accept(self->lfd, NULL, NULL);
+	wait_inq(fd, 32768);
+	devmem_recv(fd, 65536, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
+	ASSERT_GT(r.ndmabuf, 1);
+	for (i = 1; i < r.ndmabuf; i++)
+		EXPECT_EQ(r.tokens[0] + i, r.tokens[i]);
+	/* one range gives them all back */
+	t.token_start = r.tokens[0];
+	t.token_count = r.ndmabuf;
+	EXPECT_EQ(r.ndmabuf, dontneed(fd, &t, 1));
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+}
+
+TEST_F(recv, sockets_cannot_free_each_others_tokens)
+{
+	struct rx_result ra, rb;
+	pid_t pa, pb;
+	int a, b;
+
+	pa = sender(self->ns, PORT_DEVMEM, 32 << 10);
+	a = accept(self->lfd, NULL, NULL);
+	pb = sender(self->ns, PORT_DEVMEM, 32 << 10);
+	b = accept(self->lfd, NULL, NULL);
+	wait_inq(a, 8192);
+	wait_inq(b, 8192);
+	devmem_recv(a, 65536, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &ra);
+	ASSERT_GT(ra.ndmabuf, 0);
+	devmem_recv(b, 2048, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &rb);
+	ASSERT_GT(rb.ndmabuf, 0);
+	ASSERT_LT(rb.ndmabuf, ra.ndmabuf);
+
+	/* token numbers are per socket: b frees its own few, whatever a's
+	 * list says, and none of a's
+	 */
+	EXPECT_EQ(rb.ndmabuf, dontneed_all(b, &ra));
+	/* and a still owns all of its own */
+	EXPECT_EQ(ra.ndmabuf, dontneed_all(a, &ra));
+	EXPECT_EQ(0, reap(pa));
+	EXPECT_EQ(0, reap(pb));
+	close(a);
+	close(b);
+}
+
+TEST_F(recv, closing_socket_with_tokens_releases_them)
+{
+	size_t got = 0, bytes = 128 << 10;
+	struct rx_result r;
+	pid_t pid;
+	int fd;
+
+	pid = sender(self->ns, PORT_DEVMEM, bytes);
+	fd = accept(self->lfd, NULL, NULL);
+	while (got < bytes) {
+		devmem_recv(fd, bytes, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
+		ASSERT_GT(r.ret, 0);
+		got += r.ret;
+	}
+	EXPECT_EQ(0, reap(pid));
+
+	/* unbind: the queue goes back to host memory, but the tokens the
+	 * socket holds keep the binding (and its mapping) alive ...
+	 */
+	devmem_nl_close(&self->nl);
+	usleep(300000);
+	EXPECT_EQ(1, devmem_bindings_live());
+	/* ... until the socket goes, giving every net_iov back */
+	close(fd);
+	EXPECT_EQ(0, devmem_wait_bindings(0, 5000));
+}
+
+TEST_F(recv, packet_socket_sees_headers_only)
+{
+	struct sockaddr_ll ll = {
+		.sll_family = AF_PACKET,
+		.sll_protocol = htons(ETH_P_IP),
+		.sll_ifindex = self->ifindex,
+	};
+	size_t max_len = 0, bytes = 64 << 10;
+	struct rx_result r;
+	char buf[9000];
+	int ps, fd, n;
+	pid_t pid;
+
+	ps = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_IP));
+	ASSERT_GE(ps, 0);
+	ASSERT_EQ(0, bind(ps, (struct sockaddr *)&ll, sizeof(ll)));
+
+	pid = sender(self->ns, PORT_DEVMEM, bytes);
+	fd = accept(self->lfd, NULL, NULL);
+	wait_inq(fd, bytes);
+	while ((n = recv(ps, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		if ((size_t)n > max_len)
+			max_len = n;
+	/* Ethernet + IPv4 + TCP with options, never payload */
+	EXPECT_GT(max_len, 0);
+	EXPECT_LE(max_len, 14 + 60 + 60);
+
+	do {
+		devmem_recv(fd, bytes, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
+		dontneed_all(fd, &r);
+	} while (r.ret > 0);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+	close(ps);
+}
+
+TEST_F(recv, unsteered_flow_on_same_device_is_plain_tcp)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	size_t bytes = 256 << 10, got = 0, bad = 0, i;
+	char buf[65536];
+	int lfd, fd, one = 1;
+	ssize_t n;
+	pid_t pid;
+
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	sa.sin_port = htons(PORT_HOST);
+	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&sa, sizeof(sa)));
+	ASSERT_EQ(0, listen(lfd, 1));
+	pid = sender(self->ns, PORT_HOST, bytes);
+	fd = accept(lfd, NULL, NULL);
+	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
+		for (i = 0; i < (size_t)n; i++)
+			bad += (uint8_t)buf[i] != pattern_at(got + i);
+		got += n;
+	}
+	EXPECT_EQ(0, n);
+	EXPECT_EQ(bytes, got);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+	close(lfd);
+}
+
+TEST_HARNESS_MAIN
