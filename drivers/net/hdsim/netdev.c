@@ -14,6 +14,7 @@
 #include <linux/tcp.h>
 #include <net/ip.h>
 #include <net/netdev_queues.h>
+#include <net/netdev_rx_queue.h>
 #include <net/page_pool.h>
 #include <net/rtnetlink.h>
 
@@ -586,6 +587,38 @@ static void hdsim_setup(struct net_device *dev)
 	dev->vlan_features = dev->features;
 }
 
+/* debugfs queue_restart: write a queue index to restart that queue
+ * through the core (new pools, the other queues and the link untouched).
+ */
+static ssize_t hdsim_queue_restart_write(struct file *file,
+					 const char __user *ubuf, size_t count,
+					 loff_t *ppos)
+{
+	struct hdsim_port *port = file->private_data;
+	unsigned int idx;
+	int err;
+
+	err = kstrtouint_from_user(ubuf, count, 0, &idx);
+	if (err)
+		return err;
+
+	rtnl_lock();
+	if (!netif_device_present(port->netdev) ||
+	    idx >= port->netdev->real_num_rx_queues)
+		err = -EINVAL;
+	else
+		err = netdev_rx_queue_restart(port->netdev, idx);
+	rtnl_unlock();
+
+	return err ?: count;
+}
+
+static const struct file_operations hdsim_queue_restart_fops = {
+	.open	= simple_open,
+	.write	= hdsim_queue_restart_write,
+	.owner	= THIS_MODULE,
+};
+
 static void hdsim_debugfs_port(struct hdsim_port *port)
 {
 	char name[16];
@@ -598,6 +631,8 @@ static void hdsim_debugfs_port(struct hdsim_port *port)
 			   &port->fault_drop_every);
 	debugfs_create_bool("ignore_provider", 0600, port->ddir,
 			    &port->ignore_provider);
+	debugfs_create_file("queue_restart", 0200, port->ddir, port,
+			    &hdsim_queue_restart_fops);
 }
 
 int hdsim_port_create(struct hdsim_dev *hdev, unsigned int port_idx)

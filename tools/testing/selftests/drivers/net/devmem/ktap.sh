@@ -46,6 +46,19 @@ ktap_check()
 	fi
 }
 
+# ktap_check_fails <name> <command...>: pass if the command fails
+ktap_check_fails()
+{
+	local name=$1
+
+	shift
+	if "$@" >/dev/null 2>&1; then
+		ktap_fail "$name" "'$*' succeeded"
+	else
+		ktap_pass "$name"
+	fi
+}
+
 ktap_finish()
 {
 	local passed=$((KTAP_N - KTAP_FAILED - KTAP_SKIPPED))

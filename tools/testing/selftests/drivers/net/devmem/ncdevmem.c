@@ -71,6 +71,7 @@ static int start_queue = -1;
 static int num_queues = -1;
 static size_t dmabuf_size = 64 << 20;
 static bool want_sha256, want_stats, allow_host, show_queues;
+static const char *set_hds;
 
 static atomic_bool stop;
 
@@ -712,6 +713,23 @@ static int do_show_queues(void)
 	return 0;
 }
 
+/* tcp-data-split on or off over ethtool netlink */
+static int do_set_hds(void)
+{
+	struct devmem_nl nl;
+	int ifindex, err;
+
+	ifindex = if_nametoindex(ifname);
+	if (!ifindex || devmem_nl_open(&nl))
+		return 1;
+	err = ethtool_set_hds(&nl, ifindex, !strcmp(set_hds, "on"));
+	if (err)
+		fprintf(stderr, "%s: tcp-data-split %s: %s %s\n", ifname, set_hds,
+			strerror(-err), nl.extack);
+	devmem_nl_close(&nl);
+	return !!err;
+}
+
 static int do_client(void)
 {
 	struct sockaddr_in6 sa;
@@ -742,8 +760,9 @@ static void help(const char *prog)
 		"          [--allow-host]\n"
 		"       %s -f IF                  (bind self-tests)\n"
 		"       %s -f IF --show-queues    (what backs each RX queue)\n"
+		"       %s -f IF --hds on|off     (tcp-data-split over netlink)\n"
 		"       %s -s ADDR [-p PORT] < data (plain TCP client)\n",
-		prog, prog, prog, prog);
+		prog, prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -756,6 +775,7 @@ int main(int argc, char **argv)
 		{ "memory", required_argument, NULL, 'M' },
 		{ "allow-host", no_argument, NULL, 'A' },
 		{ "show-queues", no_argument, NULL, 'Q' },
+		{ "hds", required_argument, NULL, 'D' },
 		{}
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -807,6 +827,9 @@ int main(int argc, char **argv)
 		case 'Q':
 			show_queues = true;
 			break;
+		case 'D':
+			set_hds = optarg;
+			break;
 		default:
 			help(argv[0]);
 		}
@@ -827,6 +850,8 @@ int main(int argc, char **argv)
 	if (!server_ip && !client_ip) {
 		if (!ifname)
 			help(argv[0]);
+		if (set_hds)
+			return do_set_hds();
 		return show_queues ? do_show_queues() : do_selftests();
 	}
 	if (!server_ip)

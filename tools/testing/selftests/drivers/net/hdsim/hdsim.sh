@@ -1,0 +1,189 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# hdsim, the header/data split NIC simulator, through standard tools:
+# port pairs in namespaces, TCP with header split off and on, ntuple
+# steering, RSS, queue restart under traffic, fault knobs, bad input.
+
+cd "$(dirname "$0")" || exit 1
+. ../devmem/ktap.sh
+
+ID=$((3000 + $$ % 50000))
+NS=hdsim-peer-$ID
+DBG=/sys/kernel/debug/hdsim/hdsim$ID/port0
+TMP=$(mktemp -d)
+
+cleanup()
+{
+	ip netns del "$NS" 2>/dev/null
+	echo "$ID" > /sys/bus/hdsim/del_device 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+port_name()
+{
+	local dev
+
+	for dev in /sys/bus/hdsim/devices/hdsim"$1"/net/*; do
+		[ "$(cat "$dev/dev_port")" = "$2" ] && basename "$dev"
+	done
+}
+
+# errno_is <strerror text> <command...>: the command reports that error
+errno_is()
+{
+	local want=$1
+
+	shift
+	"$@" 2>&1 | grep -q "$want"
+}
+
+stat_of()
+{
+	ethtool -S "$IF" | sed -n "s/^ *$1: //p"
+}
+
+# transfer <addr> <port> <bytes>: socat from the namespace, sha256 checked
+transfer()
+{
+	local addr=$1 port=$2 bytes=$3 want got
+
+	head -c "$bytes" /dev/urandom > "$TMP/send"
+	want=$(sha256sum < "$TMP/send" | cut -d' ' -f1)
+	local listen=TCP4-LISTEN
+
+	case $addr in *:*) listen=TCP6-LISTEN ;; esac
+	timeout 120 socat -u "$listen:$port,reuseaddr" "OPEN:$TMP/recv,creat,trunc" &
+	local pid=$!
+	sleep 0.3
+	case $addr in *:*) addr="[$addr]" ;; esac
+	timeout 120 ip netns exec "$NS" socat -u "FILE:$TMP/send" "TCP:$addr:$port" ||
+		{ kill $pid 2>/dev/null; return 1; }
+	wait $pid || return 1
+	got=$(sha256sum < "$TMP/recv" | cut -d' ' -f1)
+	[ "$got" = "$want" ]
+}
+
+ktap_plan 15
+
+if [ ! -d /sys/bus/hdsim ]; then
+	for i in $(seq 15); do ktap_skip "hdsim $i" "no hdsim driver"; done
+	ktap_finish
+fi
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+
+# 1. pairs
+echo "$ID 4" > /sys/bus/hdsim/new_device
+IF=$(port_name "$ID" 0)
+PEER=$(port_name "$ID" 1)
+ktap_check "new_device creates a port pair" test -n "$IF" -a -n "$PEER"
+ip netns add "$NS"
+ip link set "$PEER" netns "$NS"
+ip addr add 198.51.100.1/24 dev "$IF"
+ip -6 addr add 2001:db8:1::1/64 dev "$IF" nodad
+ip link set "$IF" up
+ip -n "$NS" addr add 198.51.100.2/24 dev "$PEER"
+ip -n "$NS" -6 addr add 2001:db8:1::2/64 dev "$PEER" nodad
+ip -n "$NS" link set "$PEER" up
+sleep 0.2
+ktap_check "both ends up: carrier on" \
+	test "$(cat /sys/class/net/"$IF"/carrier)" = 1
+
+# 2. TCP with header split off and on
+../devmem/ncdevmem -f "$IF" --hds off
+h0=$(stat_of rx0_hds_packets)$(stat_of rx1_hds_packets)
+if transfer 198.51.100.1 6001 $((2 << 20)) &&
+   [ "$(stat_of rx0_hds_packets)$(stat_of rx1_hds_packets)" = "$h0" ]; then
+	ktap_pass "ipv4 tcp with header split off: data intact, nothing split"
+else
+	ktap_fail "ipv4 tcp with header split off"
+fi
+
+# Debian's ethtool 6.1 does not know tcp-data-split: set it over netlink
+../devmem/ncdevmem -f "$IF" --hds on
+hds_before=$(ethtool -S "$IF" | awk '/hds_packets/ {s += $2} END {print s}')
+if transfer 198.51.100.1 6002 $((2 << 20)) &&
+   transfer 2001:db8:1::1 6003 $((2 << 20)); then
+	hds_after=$(ethtool -S "$IF" | awk '/hds_packets/ {s += $2} END {print s}')
+	if [ "$hds_after" -gt "$hds_before" ]; then
+		n=$((hds_after - hds_before))
+		ktap_pass "ipv4+ipv6 tcp, header split on: data intact, $n split"
+	else
+		ktap_fail "header split on" "hds_packets did not move ($hds_before)"
+	fi
+else
+	ktap_fail "ipv4+ipv6 tcp with header split on" "data corrupted or lost"
+fi
+
+# 3. ntuple steering
+ethtool -K "$IF" ntuple on
+ethtool -N "$IF" flow-type tcp4 dst-port 6010 action 2 >/dev/null
+before=$(stat_of rx2_bytes)
+transfer 198.51.100.1 6010 $((1 << 20))
+after=$(stat_of rx2_bytes)
+ktap_check "ntuple rule steers the flow to queue 2" \
+	test $((after - before)) -ge $((1 << 20))
+
+# 4. RSS equal 2 keeps unsteered flows off queues 2 and 3
+ethtool -X "$IF" equal 2
+b2=$(stat_of rx2_packets)
+b3=$(stat_of rx3_packets)
+for p in 6020 6021 6022 6023; do
+	transfer 198.51.100.1 $p 65536
+done
+ktap_check "RSS equal 2: four flows stay off queues 2 and 3" \
+	test "$(stat_of rx2_packets)" = "$b2" -a "$(stat_of rx3_packets)" = "$b3"
+ethtool -X "$IF" default
+
+# 5. queue restart under traffic keeps the stream intact
+(for i in $(seq 20); do echo 2 > "$DBG/queue_restart"; sleep 0.1; done) &
+RESTARTS=$!
+ok=0
+transfer 198.51.100.1 6010 $((4 << 20)) && ok=1
+wait $RESTARTS
+ktap_check "restarting queue 2 under traffic keeps the stream intact" test $ok = 1
+
+# 6. fault knobs: bad checksums and drops are counted, the stream recovers
+echo 40 > "$DBG/fault_corrupt_csum_every"
+echo 53 > "$DBG/fault_drop_every"
+c0=0; d0=0
+for q in 0 1 2 3; do
+	c0=$((c0 + $(stat_of rx${q}_csum_err)))
+	d0=$((d0 + $(stat_of rx${q}_fault_drop)))
+done
+ok=0
+transfer 198.51.100.1 6030 $((2 << 20)) && ok=1
+echo 0 > "$DBG/fault_corrupt_csum_every"
+echo 0 > "$DBG/fault_drop_every"
+c1=0; d1=0
+for q in 0 1 2 3; do
+	c1=$((c1 + $(stat_of rx${q}_csum_err)))
+	d1=$((d1 + $(stat_of rx${q}_fault_drop)))
+done
+if [ $ok = 1 ] && [ $c1 -gt $c0 ] && [ $d1 -gt $d0 ]; then
+	ktap_pass "fault knobs: $((c1 - c0)) bad checksums, $((d1 - d0)) drops, stream intact"
+else
+	ktap_fail "fault knobs" "ok=$ok csum_err $c0->$c1 fault_drop $d0->$d1"
+fi
+
+# 7. bad input through ethtool
+# ethtool 6.1 exits 0 when -N fails: check the errno it prints
+ktap_check "flow rule to a queue that does not exist: EINVAL" \
+	errno_is "Invalid argument" ethtool -N "$IF" flow-type tcp4 dst-port 7000 action 9
+ktap_check_fails "more channels than the device has fails" \
+	ethtool -L "$IF" combined 99
+ktap_check "ring sizes out of range fail" \
+	eval "! ethtool -G $IF rx 5000 2>/dev/null && ! ethtool -G $IF rx 10 2>/dev/null"
+ethtool -N "$IF" flow-type tcp4 dst-port 7001 action 1 loc 5 >/dev/null
+ktap_check "a second rule at a used location: EEXIST" \
+	errno_is "File exists" ethtool -N "$IF" flow-type tcp4 dst-port 7002 action 1 loc 5
+ktap_check "deleting a missing rule: ENOENT" \
+	errno_is "No such file or directory" ethtool -N "$IF" delete 33
+
+# 8. deleting one end brings the other's carrier down
+ip -n "$NS" link del "$PEER"
+sleep 0.2
+ktap_check "deleting the peer brings carrier down" \
+	test "$(cat /sys/class/net/"$IF"/carrier)" = 0
+
+ktap_finish
