@@ -353,25 +353,32 @@ int tcp_devmem_dontneed(struct sock *sk, sockptr_t optval,
 	if (!store)
 		goto out;
 
+	/* The cap applies to the first MAX_DONTNEED_FRAGS tokens in the
+	 * caller's order; trim the ranges to it first.
+	 */
+	for (i = 0; i < num; i++) {
+		tokens[i].token_count = min(tokens[i].token_count,
+					    MAX_DONTNEED_FRAGS - seen);
+		seen += tokens[i].token_count;
+	}
+
+	/* Free the last range first and every range backwards: the free
+	 * stack then hands the tokens out again in ascending order, so the
+	 * next recvmsg's tokens are contiguous even if these were not.
+	 */
 	spin_lock_bh(&store->lock);
-	for (i = 0; i < num && seen < MAX_DONTNEED_FRAGS; i++) {
+	for (i = num; i-- > 0;) {
 		u64 first = tokens[i].token_start;
-		u32 count = min(tokens[i].token_count,
-				MAX_DONTNEED_FRAGS - seen);
+		u64 last = first + tokens[i].token_count;	/* exclusive */
 		u64 t;
 
-		seen += count;
 		/* tokens live in [1, size]: clamp, so a huge or wrapping
 		 * range costs nothing
 		 */
-		if (!first)
-			first = 1, count = count ? count - 1 : 0;
-		if (first > store->size)
-			continue;
-		count = min_t(u64, count, store->size - first + 1);
+		first = max_t(u64, first, 1);
+		last = min_t(u64, last, (u64)store->size + 1);
 
-		/* backwards: the free stack then pops them in order */
-		for (t = first + count; t-- > first;) {
+		for (t = last; t-- > first;) {
 			struct net_iov *niov = tcp_devmem_token_del(store, t);
 
 			if (niov) {

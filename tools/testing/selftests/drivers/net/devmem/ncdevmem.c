@@ -465,14 +465,14 @@ static int receive(int fd, int dmabuf, uint32_t dmabuf_id, uint8_t *map,
 				break;
 			}
 		}
-		/* one DONTNEED call per recvmsg, covering all its frags */
-		if (return_tokens(fd, &batch, st)) {
-			ret = -EIO;
-			break;
-		}
 		if (ret)
 			break;
 	}
+	/* Tokens go back in batches of up to 1024 frags (add_token());
+	 * the rest at the end of the stream.
+	 */
+	if (return_tokens(fd, &batch, st))
+		ret = -EIO;
 
 	free(iov_buf);
 	free(ctrl);
