@@ -3,7 +3,7 @@
 
 H := harness
 
-.PHONY: help deps tree kernel tools checkpatch check test vm quilt series demo clean
+.PHONY: help deps tree kernel tools checkpatch check test vm quilt series demo bench clean
 
 help:
 	@echo "make deps        install missing apt packages and virtme-ng (venv in build/)"
@@ -16,6 +16,7 @@ help:
 	@echo "make quilt       shell in build/quilt to edit patches/ with quilt"
 	@echo "make series      git format-patch series in build/series, verified with git am"
 	@echo "make demo        the end-to-end demo (stream into a udmabuf, validate)"
+	@echo "make bench       bind cost benchmark (table + CSV in build/bench)"
 	@echo "make clean       remove build/ (keeps the ccache)"
 
 deps:
@@ -50,6 +51,9 @@ series: tree
 
 demo: tools
 	@$(H)/demo.sh
+
+bench: tools
+	@$(H)/bench.sh
 
 clean:
 	rm -rf build

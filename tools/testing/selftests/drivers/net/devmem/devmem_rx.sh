@@ -111,10 +111,10 @@ rx_case()
 	fi
 }
 
-ktap_plan 7
+ktap_plan 9
 
 if [ ! -d /sys/bus/hdsim ] || [ ! -e /dev/udmabuf ]; then
-	for i in $(seq 7); do ktap_skip "devmem rx $i" "no hdsim or udmabuf"; done
+	for i in $(seq 9); do ktap_skip "devmem rx $i" "no hdsim or udmabuf"; done
 	ktap_finish
 fi
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
@@ -140,6 +140,29 @@ rx_case "ipv6 socat 16 MiB one queue" 2001:db8::1 $((16 << 20)) socat
 rx_case "ipv4 ncat 16 MiB two queues" 192.0.2.1 $((16 << 20)) ncat -q 2
 rx_case "ipv4 5-tuple rule" 192.0.2.1 $((4 << 20)) socat -c 192.0.2.2
 rx_case "ipv6 ncat 4 MiB queue 2" 2001:db8::1 $((4 << 20)) ncat -t 2
+
+# several connections, one after the other, on one binding
+seq_case()
+{
+	local log=$TMP/seq.log out=$TMP/seq.out pid i ok=1
+
+	head -c $((2 << 20)) < "$TMP/data" > "$TMP/send"
+	for i in 1 2 3; do
+		./ncdevmem -l -f "$IF" -s 192.0.2.1 -p $PORT -v 7 \
+			> "$out" 2> "$log" &
+		pid=$!
+		wait_listen "$log" || ok=0
+		ip netns exec "$NS" socat -u "FILE:$TMP/send" \
+			"TCP:192.0.2.1:$PORT" || ok=0
+		wait $pid || ok=0
+		grep -q ": 0 errors" "$out" || ok=0
+	done
+	[ $ok = 1 ]
+}
+ktap_check "three sequential bind/receive/unbind cycles" seq_case
+
+# upstream's bind self-tests (ncdevmem without -s and -c)
+ktap_check "ncdevmem bind self-tests" ./ncdevmem -f "$IF"
 
 # the NIC setup was put back
 if ethtool -n "$IF" 2>/dev/null | grep -q "Filter:"; then

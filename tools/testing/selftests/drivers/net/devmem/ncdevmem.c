@@ -72,6 +72,7 @@ static int num_queues = -1;
 static size_t dmabuf_size = 64 << 20;
 static bool want_sha256, want_stats, allow_host, show_queues;
 static const char *set_hds;
+static bool bind_only;
 
 static atomic_bool stop;
 
@@ -713,6 +714,60 @@ static int do_show_queues(void)
 	return 0;
 }
 
+/* Bind a dmabuf of --size bytes to the last queue, report what the
+ * kernel says the binding cost (debugfs), unbind. For the benchmark.
+ */
+static int do_bind_only(void)
+{
+	struct devmem_queue q = { .type = UP_NETDEV_QUEUE_TYPE_RX };
+	uint32_t combined = 0, max = 0, id = 0;
+	char line[256], want[16];
+	struct devmem_nl nl;
+	int dmabuf, err = 1;
+	double t0, t1;
+	FILE *f;
+
+	nic.ifindex = if_nametoindex(ifname);
+	if (!nic.ifindex || devmem_nl_open(&nl))
+		return 1;
+	ethtool_get_channels(&nl, nic.ifindex, &combined, &max);
+	q.id = combined - 1;
+	ethtool_set_hds(&nl, nic.ifindex, true);
+	dmabuf = alloc_dmabuf(dmabuf_size);
+	if (dmabuf < 0)
+		goto out;
+	t0 = now();
+	err = devmem_bind_rx(&nl, nic.ifindex, dmabuf, &q, 1, &id);
+	t1 = now();
+	if (err) {
+		fprintf(stderr, "bind-rx: %s %s\n", strerror(-err), nl.extack);
+		goto out_close;
+	}
+	/* id state ifindex niovs free inflight mem_bytes bind_us queues */
+	snprintf(want, sizeof(want), "%u ", id);
+	f = fopen("/sys/kernel/debug/devmem/bindings", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long niovs, mem, bind_us;
+		char state[16];
+
+		if (strncmp(line, want, strlen(want)) ||
+		    sscanf(line, "%*u %15s %*d %llu %*u %*u %llu %llu", state,
+			   &niovs, &mem, &bind_us) != 4)
+			continue;
+		printf("bind size_bytes=%zu niovs=%llu kernel_bind_us=%llu ",
+		       dmabuf_size, niovs, bind_us);
+		printf("netlink_bind_us=%.0f mem_bytes=%llu bytes_per_niov=%.1f\n",
+		       (t1 - t0) * 1e6, mem, (double)mem / niovs);
+	}
+	if (f)
+		fclose(f);
+out_close:
+	close(dmabuf);
+out:
+	devmem_nl_close(&nl);
+	return !!err;
+}
+
 /* tcp-data-split on or off over ethtool netlink */
 static int do_set_hds(void)
 {
@@ -761,8 +816,9 @@ static void help(const char *prog)
 		"       %s -f IF                  (bind self-tests)\n"
 		"       %s -f IF --show-queues    (what backs each RX queue)\n"
 		"       %s -f IF --hds on|off     (tcp-data-split over netlink)\n"
+		"       %s -f IF --bind-only [--size BYTES] (bind cost, for make bench)\n"
 		"       %s -s ADDR [-p PORT] < data (plain TCP client)\n",
-		prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -776,6 +832,7 @@ int main(int argc, char **argv)
 		{ "allow-host", no_argument, NULL, 'A' },
 		{ "show-queues", no_argument, NULL, 'Q' },
 		{ "hds", required_argument, NULL, 'D' },
+		{ "bind-only", no_argument, NULL, 'B' },
 		{}
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -830,6 +887,9 @@ int main(int argc, char **argv)
 		case 'D':
 			set_hds = optarg;
 			break;
+		case 'B':
+			bind_only = true;
+			break;
 		default:
 			help(argv[0]);
 		}
@@ -852,6 +912,8 @@ int main(int argc, char **argv)
 			help(argv[0]);
 		if (set_hds)
 			return do_set_hds();
+		if (bind_only)
+			return do_bind_only();
 		return show_queues ? do_show_queues() : do_selftests();
 	}
 	if (!server_ip)

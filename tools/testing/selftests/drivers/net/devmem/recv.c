@@ -561,4 +561,80 @@ TEST_F(recv, unsteered_flow_on_same_device_is_plain_tcp)
 	close(lfd);
 }
 
+static uint64_t queue_stat(const char *ifname, const char *name)
+{
+	char cmd[128], line[128];
+	uint64_t v = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "ethtool -S %s", ifname);
+	p = popen(cmd, "r");
+	if (!p)
+		return 0;
+	while (fgets(line, sizeof(line), p)) {
+		char *c = strstr(line, name);
+
+		if (c && c[strlen(name)] == ':')
+			v = strtoull(c + strlen(name) + 1, NULL, 10);
+	}
+	pclose(p);
+	return v;
+}
+
+/* An application that keeps its tokens runs the queue out of buffers:
+ * the NIC drops and counts, TCP retransmits, and the stream completes
+ * once the tokens come back.
+ */
+TEST_F(recv, exhausted_dmabuf_drops_then_recovers)
+{
+	size_t bytes = 24 << 20, got = 0, held = 0;
+	static struct rx_result r;
+	struct pollfd pfd;
+	uint64_t fails0;
+	int fd, i, n = 0;
+	uint32_t *all;
+	pid_t pid;
+
+	all = calloc(DMABUF_SIZE / 4096 + 1024, sizeof(*all));
+	ASSERT_NE(NULL, all);
+	fails0 = queue_stat(self->ifname, "rx3_alloc_fail");
+	pid = sender(self->ns, PORT_DEVMEM, bytes);
+	fd = accept(self->lfd, NULL, NULL);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+
+	/* hold every token until nothing arrives for a second */
+	while (poll(&pfd, 1, 1000) > 0) {
+		devmem_recv(fd, 1 << 20, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM,
+			    &r);
+		if (r.ret <= 0)
+			break;
+		for (i = 0; i < r.ndmabuf; i++)
+			all[n++] = r.tokens[i];
+		got += r.ret;
+	}
+	held = got;
+	EXPECT_LT(held, bytes);
+	EXPECT_LE(held, (size_t)DMABUF_SIZE);
+	EXPECT_GT(queue_stat(self->ifname, "rx3_alloc_fail"), fails0);
+
+	/* give everything back: the retransmissions get through */
+	for (i = 0; i < n; i++) {
+		struct dmabuf_token t = { all[i], 1 };
+
+		ASSERT_EQ(1, dontneed(fd, &t, 1));
+	}
+	while (got < bytes) {
+		devmem_recv(fd, 1 << 20, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM,
+			    &r);
+		ASSERT_GT(r.ret, 0);
+		got += r.ret;
+		dontneed_all(fd, &r);
+	}
+	EXPECT_EQ(bytes, got);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+	free(all);
+}
+
 TEST_HARNESS_MAIN

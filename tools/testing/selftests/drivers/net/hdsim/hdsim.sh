@@ -64,10 +64,10 @@ transfer()
 	[ "$got" = "$want" ]
 }
 
-ktap_plan 15
+ktap_plan 16
 
 if [ ! -d /sys/bus/hdsim ]; then
-	for i in $(seq 15); do ktap_skip "hdsim $i" "no hdsim driver"; done
+	for i in $(seq 16); do ktap_skip "hdsim $i" "no hdsim driver"; done
 	ktap_finish
 fi
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
@@ -114,6 +114,15 @@ if transfer 198.51.100.1 6002 $((2 << 20)) &&
 else
 	ktap_fail "ipv4+ipv6 tcp with header split on" "data corrupted or lost"
 fi
+
+# jumbo frames: 9000-byte MTU, split into several payload buffers
+ip link set "$IF" mtu 9000
+ip -n "$NS" link set "$PEER" mtu 9000
+ok=0
+transfer 198.51.100.1 6004 $((2 << 20)) && ok=1
+ip link set "$IF" mtu 1500
+ip -n "$NS" link set "$PEER" mtu 1500
+ktap_check "mtu 9000 with header split on: data intact" test $ok = 1
 
 # 3. ntuple steering
 ethtool -K "$IF" ntuple on
