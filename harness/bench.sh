@@ -3,8 +3,10 @@
 # make bench: what exists of the benchmark (issue 7). Today: the cost of
 # binding 64 MiB, 256 MiB and 1 GiB dmabufs (time, kernel memory per
 # 4 KiB net_iov), 5 runs each, median and spread, as a table and a CSV in
-# build/bench/. Receive CPU devmem-vs-copy and DONTNEED cost per batch
-# size are not measured yet.
+# build/bench/; then receiver CPU per GiB and goodput, devmem vs plain
+# recv of the same stream (A/B interleaved, 3 runs at 64 KiB reads, 1 run
+# at 4 KiB and 1 MiB), and SO_DEVMEM_DONTNEED cost per token at batches
+# of 1, 16, 128 and the default. No plot yet.
 . "$(dirname "$0")/lib.sh"
 
 OUT=$BUILD/bench
@@ -13,10 +15,11 @@ rm -f "$OUT/bind.csv"
 say "booting the VM for the bind benchmark (udmabuf.size_limit_mb=1100)"
 VM_APPEND="udmabuf.size_limit_mb=1100" timeout --kill-after=15 900 \
 	"$REPO/harness/vm.sh" --exec \
-	"$REPO/harness/guest-bench.sh $KST $LOGS/bind.csv" > "$LOGS/bench-console.log" 2>&1
+	"$REPO/harness/guest-bench.sh $KST $LOGS/bind.csv $LOGS/rx.csv" \
+	> "$LOGS/bench-console.log" 2>&1
 grep -q "^BENCH DONE" "$LOGS/bench-console.log" ||
 	{ tail -n 20 "$LOGS/bench-console.log"; die "benchmark run failed"; }
-cp "$LOGS/bind.csv" "$OUT/bind.csv"
+cp "$LOGS/bind.csv" "$LOGS/rx.csv" "$OUT/"
 
 /usr/bin/python3 - "$OUT/bind.csv" <<'PY'
 import csv, statistics, sys
@@ -27,5 +30,37 @@ for size in sorted({int(r['size_mib']) for r in rows}):
     ms = [int(r['kernel_bind_us']) / 1000 for r in rs]
     print(f"{size:>6}MiB {rs[0]['niovs']:>8} {statistics.median(ms):>17.1f} "
           f"{min(ms):>6.1f}..{max(ms):<6.1f} {float(rs[0]['bytes_per_niov']):>10.1f}")
+PY
+
+/usr/bin/python3 - "$OUT/rx.csv" <<'PY'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+def per_gib(r):
+    return float(r['cpu_s']) / (int(r['bytes']) / 2**30)
+def gput(r):
+    return int(r['bytes']) / 1e6 / float(r['time_s'])
+print()
+print("receive, same sender/NIC/stream (64 MiB), TCG: receiver CPU s per GiB and goodput")
+print(f"{'read size':>10} {'devmem cpu/GiB':>15} {'copy cpu/GiB':>13} {'ratio':>6} {'devmem MB/s':>12} {'copy MB/s':>10} {'runs':>5}")
+for rs in sorted({int(r['read_size']) for r in rows}):
+    d = [r for r in rows if r['mode'] == 'devmem' and int(r['read_size']) == rs and r['dontneed_batch'] == '1024']
+    c = [r for r in rows if r['mode'] == 'copy' and int(r['read_size']) == rs]
+    if not d or not c:
+        continue
+    dc = statistics.median(per_gib(r) for r in d)
+    cc = statistics.median(per_gib(r) for r in c)
+    dg = statistics.median(gput(r) for r in d)
+    cg = statistics.median(gput(r) for r in c)
+    print(f"{rs:>10} {dc:>15.2f} {cc:>13.2f} {dc / cc:>6.2f} {dg:>12.1f} {cg:>10.1f} {len(d):>5}")
+print()
+print("SO_DEVMEM_DONTNEED cost per token (64 KiB reads)")
+for r in rows:
+    if r['mode'] == 'devmem' and r['read_size'] == '65536' and r['dontneed_batch'] in ('1', '16', '128'):
+        mib = int(r['bytes']) / 2**20
+        print(f"  batch {r['dontneed_batch']:>4} tokens: {int(r['dontneed_ns_per_token']):>6} ns/token, "
+              f"{int(r['dontneed_calls']) / mib:.1f} calls/MiB")
+d = [r for r in rows if r['mode'] == 'devmem' and r['dontneed_batch'] == '1024' and r['read_size'] == '65536']
+print(f"  default (up to 1024): {statistics.median(int(r['dontneed_ns_per_token']) for r in d)} ns/token, "
+      f"{statistics.median(int(r['dontneed_calls']) / (int(r['bytes']) / 2**20) for r in d):.2f} calls/MiB")
 PY
 say "CSV: $OUT/bind.csv (kernel_bind_us from debugfs: dma_buf_get to id; netlink_bind_us: whole bind-rx incl. queue restart)"

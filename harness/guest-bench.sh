@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Runs inside the VM: bind cost for dmabufs of several sizes, a few runs
-# each. usage: guest-bench.sh <kselftest dir> <out csv>
+# each, then devmem vs copy receive of the same stream.
+# usage: guest-bench.sh <kselftest dir> <bind csv> <rx csv>
 KST=$1
 CSV=$2
+RXCSV=$3
 BIN=$KST/drivers/net/devmem/ncdevmem
 REPS=5
 export PATH=$PATH:/usr/sbin:/sbin
@@ -21,5 +23,58 @@ for mib in 64 256 1024; do
 		echo "$out" | sed -n 's/^bind size_bytes=[0-9]* niovs=\([0-9]*\) kernel_bind_us=\([0-9]*\) netlink_bind_us=\([0-9]*\) mem_bytes=\([0-9]*\) bytes_per_niov=\([0-9.]*\)$/'"$mib,$run"',\1,\2,\3,\4,\5/p' >> "$CSV"
 		sleep 0.5
 	done
+done
+
+# Receive: the same sender and stream into devmem (recvmsg + DONTNEED)
+# and into a plain recv() buffer, interleaved.
+NS=bench-peer
+PEER=$(basename "$(ls -d /sys/bus/hdsim/devices/hdsim8/net/* | grep -v "/$IF$" | head -n1)")
+ip netns add $NS
+ip link set "$PEER" netns $NS
+ip addr add 192.0.2.1/24 dev "$IF"
+ip -n $NS addr add 192.0.2.2/24 dev "$PEER"
+ip -n $NS link set "$PEER" up
+MIB=64
+head -c $((MIB << 20)) /dev/zero | tr '\0' 'x' > /tmp/bench.data
+
+# rx <mode> <read size> <rep> <dontneed batch>
+rx()
+{
+	local mode=$1 rs=$2 rep=$3 batch=$4 port=$((6100 + RANDOM % 800)) args
+
+	if [ "$mode" = devmem ]; then
+		args="-f $IF --stats --dontneed-batch $batch"
+	else
+		args="--copy"
+	fi
+	"$BIN" -l -s 192.0.2.1 -p $port --read-size "$rs" $args \
+		> /tmp/rx.out 2> /tmp/rx.log &
+	local pid=$!
+	for i in $(seq 300); do
+		grep -q "^listening" /tmp/rx.log && break
+		sleep 0.1
+	done
+	ip netns exec $NS socat -u FILE:/tmp/bench.data TCP:192.0.2.1:$port
+	wait $pid || { cat /tmp/rx.log; return 1; }
+	local bytes time cpu dn calls
+	bytes=$(sed -n 's/^received \([0-9]*\) bytes.*/\1/p' /tmp/rx.out)
+	time=$(sed -n 's/^stats: time \([0-9.]*\) s.*/\1/p' /tmp/rx.out)
+	cpu=$(sed -n 's/.*receiver cpu \([0-9.]*\) s.*/\1/p' /tmp/rx.out)
+	dn=$(sed -n 's/^stats: DONTNEED \([0-9]*\) ns per token.*/\1/p' /tmp/rx.out)
+	calls=$(sed -n 's/.*DONTNEED calls \([0-9]*\).*/\1/p' /tmp/rx.out)
+	echo "$mode,$rs,$rep,$bytes,$time,$cpu,$batch,${dn:-0},${calls:-0}" >> "$RXCSV"
+}
+
+echo "mode,read_size,rep,bytes,time_s,cpu_s,dontneed_batch,dontneed_ns_per_token,dontneed_calls" > "$RXCSV"
+for rep in 1 2 3; do
+	rx devmem 65536 $rep 1024 || exit 1
+	rx copy 65536 $rep 0 || exit 1
+done
+for rs in 4096 1048576; do
+	rx devmem $rs 1 1024 || exit 1
+	rx copy $rs 1 0 || exit 1
+done
+for batch in 1 16 128; do
+	rx devmem 65536 1 $batch || exit 1
 done
 echo "BENCH DONE"

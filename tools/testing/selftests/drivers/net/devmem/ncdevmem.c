@@ -56,7 +56,7 @@
 #define MSG_SOCK_DEVMEM		0x2000000
 #endif
 
-#define IOV_LEN			819200
+#define IOV_LEN			1048576
 #define CTRL_LEN		80000
 #define MAX_TOKENS		128
 #define MAX_TOKEN_FRAGS		1024
@@ -73,6 +73,10 @@ static size_t dmabuf_size = 64 << 20;
 static bool want_sha256, want_stats, allow_host, show_queues;
 static const char *set_hds;
 static bool bind_only;
+static bool copy_mode;
+static size_t read_size = IOV_LEN;
+static int dontneed_batch = MAX_TOKEN_FRAGS;
+static uint64_t dontneed_ns;
 
 static atomic_bool stop;
 
@@ -315,14 +319,19 @@ struct token_batch {
 	int frags;
 };
 
+static double now(void);
+
 static int return_tokens(int fd, struct token_batch *b, struct rx_stats *st)
 {
+	double t0;
 	int ret;
 
 	if (!b->n)
 		return 0;
+	t0 = now();
 	ret = setsockopt(fd, SOL_SOCKET, SO_DEVMEM_DONTNEED, b->t,
 			 b->n * sizeof(b->t[0]));
+	dontneed_ns += (now() - t0) * 1e9;
 	st->dontneed_calls++;
 	if (ret != b->frags) {
 		fprintf(stderr, "SO_DEVMEM_DONTNEED returned %d for %d tokens: %s\n",
@@ -351,7 +360,7 @@ static int add_token(int fd, struct token_batch *b, uint32_t token,
 		b->t[b->n].token_count = 1;
 		b->n++;
 	}
-	if (++b->frags == MAX_TOKEN_FRAGS)
+	if (++b->frags == dontneed_batch)
 		return return_tokens(fd, b, st);
 	return 0;
 }
@@ -378,7 +387,7 @@ static int receive(int fd, int dmabuf, uint32_t dmabuf_id, uint8_t *map,
 		return -ENOMEM;
 
 	while (!atomic_load(&stop)) {
-		struct iovec iov = { .iov_base = iov_buf, .iov_len = IOV_LEN };
+		struct iovec iov = { .iov_base = iov_buf, .iov_len = read_size };
 		struct msghdr msg = {
 			.msg_iov = &iov,
 			.msg_iovlen = 1,
@@ -492,6 +501,52 @@ static int parse_addr(const char *ip, uint16_t p, struct sockaddr_in6 *sa)
 	sa->sin6_addr.s6_addr[11] = 0xff;
 	return inet_pton(AF_INET, ip, &sa->sin6_addr.s6_addr[12]) == 1 ? 0 :
 									 -EINVAL;
+}
+
+/* Plain TCP receive into a user buffer: the copy path devmem is
+ * measured against (--copy). No NIC setup, no binding.
+ */
+static int do_copy_server(void)
+{
+	struct rusage ru0, ru1;
+	struct sockaddr_in6 sa;
+	uint64_t bytes = 0, errors = 0;
+	int lfd, fd, one = 1;
+	double t0, t1, cpu;
+	char *buf;
+	ssize_t n;
+
+	if (parse_addr(server_ip, port, &sa))
+		return 1;
+	buf = malloc(read_size);
+	lfd = socket(AF_INET6, SOCK_STREAM, 0);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (!buf || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(lfd, 1))
+		return 1;
+	fprintf(stderr, "listening on %s port %u (copy)\n", server_ip, port);
+	fd = accept(lfd, NULL, NULL);
+	getrusage(RUSAGE_SELF, &ru0);
+	t0 = now();
+	while ((n = recv(fd, buf, read_size, 0)) > 0) {
+		if (validate)
+			errors += check_bytes((uint8_t *)buf, n, bytes);
+		bytes += n;
+	}
+	t1 = now();
+	getrusage(RUSAGE_SELF, &ru1);
+	cpu = (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
+	      (ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+	      (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
+	      (ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+	printf("received %llu bytes: 0 in device memory (0 frags), 0 linear, %llu host\n",
+	       (unsigned long long)bytes, (unsigned long long)bytes);
+	printf("stats: time %.3f s, %.1f MB/s, receiver cpu %.3f s\n",
+	       t1 - t0, bytes / 1e6 / (t1 - t0), cpu);
+	close(fd);
+	close(lfd);
+	free(buf);
+	return n < 0 || errors;
 }
 
 static int do_server(void)
@@ -612,6 +667,10 @@ static int do_server(void)
 		       (unsigned long long)st.recvmsg_calls,
 		       (unsigned long long)st.tokens_returned,
 		       (unsigned long long)st.dontneed_calls);
+		printf("stats: DONTNEED %.0f ns per token (batches of %d)\n",
+		       st.tokens_returned ?
+		       (double)dontneed_ns / st.tokens_returned : 0.0,
+		       dontneed_batch);
 		print_queue_stats("after");
 	}
 	if (st.errors)
@@ -817,8 +876,10 @@ static void help(const char *prog)
 		"       %s -f IF --show-queues    (what backs each RX queue)\n"
 		"       %s -f IF --hds on|off     (tcp-data-split over netlink)\n"
 		"       %s -f IF --bind-only [--size BYTES] (bind cost, for make bench)\n"
+		"       %s -l --copy -s ADDR [-p PORT]  (plain recv, the baseline)\n"
+		"       [--read-size BYTES] [--dontneed-batch FRAGS]\n"
 		"       %s -s ADDR [-p PORT] < data (plain TCP client)\n",
-		prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -833,6 +894,9 @@ int main(int argc, char **argv)
 		{ "show-queues", no_argument, NULL, 'Q' },
 		{ "hds", required_argument, NULL, 'D' },
 		{ "bind-only", no_argument, NULL, 'B' },
+		{ "copy", no_argument, NULL, 'C' },
+		{ "read-size", required_argument, NULL, 'R' },
+		{ "dontneed-batch", required_argument, NULL, 'N' },
 		{}
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -890,6 +954,19 @@ int main(int argc, char **argv)
 		case 'B':
 			bind_only = true;
 			break;
+		case 'C':
+			copy_mode = true;
+			break;
+		case 'R':
+			read_size = strtoull(optarg, NULL, 0);
+			if (!read_size || read_size > IOV_LEN)
+				help(argv[0]);
+			break;
+		case 'N':
+			dontneed_batch = atoi(optarg);
+			if (dontneed_batch < 1 || dontneed_batch > MAX_TOKEN_FRAGS)
+				help(argv[0]);
+			break;
 		default:
 			help(argv[0]);
 		}
@@ -902,6 +979,11 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
+	if (listen_mode && copy_mode) {
+		if (!server_ip)
+			help(argv[0]);
+		return do_copy_server();
+	}
 	if (listen_mode) {
 		if (!ifname || !server_ip)
 			help(argv[0]);
