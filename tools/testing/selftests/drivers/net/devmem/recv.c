@@ -561,6 +561,33 @@ TEST_F(recv, unsteered_flow_on_same_device_is_plain_tcp)
 	close(lfd);
 }
 
+/* UDP has no device memory path: the flag is ignored, as upstream. */
+TEST(udp_ignores_msg_sock_devmem)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	char buf[64], ctl[256];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	socklen_t len = sizeof(sa);
+	int rx, tx;
+
+	rx = socket(AF_INET, SOCK_DGRAM, 0);
+	tx = socket(AF_INET, SOCK_DGRAM, 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ASSERT_EQ(0, bind(rx, (struct sockaddr *)&sa, sizeof(sa)));
+	ASSERT_EQ(0, getsockname(rx, (struct sockaddr *)&sa, &len));
+	ASSERT_EQ(5, sendto(tx, "hello", 5, 0, (struct sockaddr *)&sa,
+			    sizeof(sa)));
+	EXPECT_EQ(5, recvmsg(rx, &msg, MSG_SOCK_DEVMEM));
+	EXPECT_EQ(0, memcmp(buf, "hello", 5));
+	EXPECT_EQ(0, msg.msg_controllen);
+	close(rx);
+	close(tx);
+}
+
 static uint64_t queue_stat(const char *ifname, const char *name)
 {
 	char cmd[128], line[128];
