@@ -307,7 +307,8 @@ static int net_devmem_check_header_split(struct net_device *dev,
  * @extack: netlink extended ack
  *
  * Installs the binding as the queue's memory provider and restarts the
- * queue so that its payload page pool is backed by the dmabuf.
+ * queue so that its payload page pool is backed by the dmabuf. The
+ * caller checked the device with net_devmem_check_device().
  *
  * Context: RTNL held.
  * Return: 0 or a negative errno; on error the queue is as it was.
@@ -316,7 +317,6 @@ int net_devmem_bind_dmabuf_to_queue(struct net_device *dev, u32 rxq_idx,
 				    struct net_devmem_dmabuf_binding *binding,
 				    struct netlink_ext_ack *extack)
 {
-	const struct netdev_queue_mgmt_ops *qops = dev->queue_mgmt_ops;
 	struct netdev_rx_queue *rxq;
 	u32 xa_idx;
 	int err;
@@ -341,12 +341,7 @@ int net_devmem_bind_dmabuf_to_queue(struct net_device *dev, u32 rxq_idx,
 	}
 #endif
 
-	if (!qops || !qops->ndo_queue_mem_alloc || !qops->ndo_queue_mem_free ||
-	    !qops->ndo_queue_start || !qops->ndo_queue_stop) {
-		NL_SET_ERR_MSG(extack, "Device cannot restart RX queues (no queue management ops)");
-		return -EOPNOTSUPP;
-	}
-
+	/* queue management ops: net_devmem_check_device() saw them */
 	err = net_devmem_check_header_split(dev, extack);
 	if (err)
 		return err;

@@ -48,6 +48,12 @@ static const struct nla_policy netdev_bind_rx_nl_policy[NETDEV_A_DMABUF_FD + 1] 
 	[NETDEV_A_DMABUF_FD]	= { .type = NLA_U32, },
 };
 
+/* A dump that filled its skb goes on in the next one. */
+static int netdev_nl_dump_ret(const struct sk_buff *skb, int err)
+{
+	return err == -EMSGSIZE && skb->len ? skb->len : err;
+}
+
 /* dev-get */
 
 static int netdev_nl_dev_fill(struct sk_buff *rsp, struct net_device *netdev,
@@ -129,7 +135,7 @@ static int netdev_nl_dev_get_dumpit(struct sk_buff *skb,
 	rtnl_unlock();
 
 	cb->args[0] = idx;
-	return err == -EMSGSIZE && skb->len ? skb->len : err;
+	return netdev_nl_dump_ret(skb, err);
 }
 
 /* page-pool-get */
@@ -245,7 +251,7 @@ static int netdev_nl_page_pool_get_dumpit(struct sk_buff *skb,
 	page_pool_user_unlock();
 
 	cb->args[0] = id;
-	return err == -EMSGSIZE && skb->len ? skb->len : err;
+	return netdev_nl_dump_ret(skb, err);
 }
 
 /* queue-get */
@@ -398,7 +404,7 @@ static int netdev_nl_queue_get_dumpit(struct sk_buff *skb,
 	rtnl_unlock();
 
 	cb->args[0] = idx;
-	return err == -EMSGSIZE && skb->len ? skb->len : err;
+	return netdev_nl_dump_ret(skb, err);
 }
 
 /* bind-rx */

@@ -131,15 +131,6 @@ static struct sk_buff *hdsim_rx_split(struct hdsim_rq *rq, struct sk_buff *src,
 	dma_sync_single_for_cpu(&hdev->dev, dma + NET_SKB_PAD, hdr_len,
 				DMA_FROM_DEVICE);
 
-	/* ... and the payload, a page per buffer, to where the buffer's
-	 * DMA address points: host or device memory, it does not know.
-	 */
-	for (i = 0, off = hdr_len; i < nbufs; i++, off += len) {
-		len = min_t(int, PAGE_SIZE, src->len - off);
-		hdsim_dma_write(hdev, page_pool_get_dma_addr_netmem(bufs[i]),
-				src, off, len);
-	}
-
 	skb = napi_build_skb(page_address(hpage) + hdr_off, HDSIM_HDR_BUF_SIZE);
 	if (!skb) {
 		page_pool_put_full_page(rq->mem.hdr_pool, hpage, true);
@@ -149,8 +140,13 @@ static struct sk_buff *hdsim_rx_split(struct hdsim_rq *rq, struct sk_buff *src,
 	skb_reserve(skb, NET_SKB_PAD);
 	skb_put(skb, hdr_len);
 
+	/* ... and the payload, a page per buffer, to where the buffer's
+	 * DMA address points: host or device memory, it does not know.
+	 */
 	for (i = 0, off = hdr_len; i < nbufs; i++, off += len) {
 		len = min_t(int, PAGE_SIZE, src->len - off);
+		hdsim_dma_write(hdev, page_pool_get_dma_addr_netmem(bufs[i]),
+				src, off, len);
 		skb_add_rx_frag_netmem(skb, i, bufs[i], 0, len, PAGE_SIZE);
 	}
 
