@@ -3,7 +3,7 @@
 
 H := harness
 
-.PHONY: help deps tree kernel tools checkpatch check test vm quilt series demo bench clean
+.PHONY: help deps tree kernel tools checkpatch check check-debug test vm quilt series demo bench clean
 
 help:
 	@echo "make deps        install missing apt packages and virtme-ng (venv in build/)"
@@ -11,12 +11,14 @@ help:
 	@echo "make kernel      build bzImage out of tree (build/obj) with ccache"
 	@echo "make tools       headers_install + build the kselftests against them"
 	@echo "make checkpatch  checkpatch.pl --strict over the series and new files"
-	@echo "make check       all of the above, then boot QEMU and run the kselftests"
+	@echo "make check       all of the above, the kselftests in QEMU, then the lifetime and"
+	@echo "                 bad-input tests again on a debug kernel (DEVMEM_DEBUG=0: skip)"
+	@echo "make check-debug the whole suite on the debug kernel (KASAN, lockdep, kmemleak)"
 	@echo "make vm          interactive shell in the VM on the built kernel"
 	@echo "make quilt       shell in build/quilt to edit patches/ with quilt"
 	@echo "make series      git format-patch series in build/series, verified with git am"
 	@echo "make demo        the end-to-end demo (stream into a udmabuf, validate)"
-	@echo "make bench       bind cost benchmark (table + CSV in build/bench)"
+	@echo "make bench       bind cost, devmem vs copy, DONTNEED cost (tables, CSV, PNG in build/bench)"
 	@echo "make clean       remove build/ (keeps the ccache)"
 
 deps:
@@ -35,8 +37,14 @@ checkpatch: tree
 	@$(H)/checkpatch.sh
 
 check: tools
-	@$(H)/host-checks.sh
-	@$(H)/check.sh
+	@$(H)/check-all.sh
+
+# The debug kernel: own objects (build/obj-debug), kselftests and logs.
+# The 1 GiB stream is cut to DEVMEM_LONG_MIB there (KASAN under TCG).
+check-debug: tree
+	@VARIANT=debug $(H)/kernel.sh
+	@VARIANT=debug $(H)/tools.sh
+	@VARIANT=debug DEVMEM_LONG_MIB=$${DEVMEM_LONG_MIB:-128} $(H)/check.sh
 
 test: check
 

@@ -40,7 +40,8 @@ def per_gib(r):
 def gput(r):
     return int(r['bytes']) / 1e6 / float(r['time_s'])
 print()
-print("receive, same sender/NIC/stream (64 MiB), TCG: receiver CPU s per GiB and goodput")
+print("receive, same sender/NIC/stream (64 MiB), TCG: receiver thread CPU s per GiB (receiver pinned")
+print("to CPU 1, sender and hdsim's NAPI to CPU 0) and goodput; medians of 3 interleaved runs")
 print(f"{'read size':>10} {'devmem cpu/GiB':>15} {'copy cpu/GiB':>13} {'ratio':>6} {'devmem MB/s':>12} {'copy MB/s':>10} {'runs':>5}")
 for rs in sorted({int(r['read_size']) for r in rows}):
     d = [r for r in rows if r['mode'] == 'devmem' and int(r['read_size']) == rs and r['dontneed_batch'] == '1024']
@@ -51,11 +52,27 @@ for rs in sorted({int(r['read_size']) for r in rows}):
     cc = statistics.median(per_gib(r) for r in c)
     dg = statistics.median(gput(r) for r in d)
     cg = statistics.median(gput(r) for r in c)
-    print(f"{rs:>10} {dc:>15.2f} {cc:>13.2f} {dc / cc:>6.2f} {dg:>12.1f} {cg:>10.1f} {len(d):>5}")
+    dr = sorted(per_gib(r) for r in d)
+    cr = sorted(per_gib(r) for r in c)
+    print(f"{rs:>10} {dc:>15.2f} {cc:>13.2f} {dc / cc:>6.2f} {dg:>12.1f} {cg:>10.1f} {len(d):>5}"
+          f"   spread devmem {dr[0]:.2f}..{dr[-1]:.2f}, copy {cr[0]:.2f}..{cr[-1]:.2f}")
+print()
+print("speed-independent counts per GiB received (medians; syscalls = recv/recvmsg + DONTNEED)")
+print(f"{'read size':>10} {'mode':>7} {'syscalls':>10} {'cmsgs':>10} {'CPU-copied payload bytes':>25}")
+for rs in sorted({int(r['read_size']) for r in rows}):
+    for mode in ('devmem', 'copy'):
+        m = [r for r in rows if r['mode'] == mode and int(r['read_size']) == rs and r['dontneed_batch'] in ('0', '1024')]
+        if not m:
+            continue
+        gib = lambda r: int(r['bytes']) / 2**30
+        sc = statistics.median((int(r['recv_calls']) + int(r['dontneed_calls'])) / gib(r) for r in m)
+        cm = statistics.median(int(r['frags']) / gib(r) for r in m)
+        cp = statistics.median(int(r['cpu_copied_bytes']) / gib(r) for r in m)
+        print(f"{rs:>10} {mode:>7} {sc:>10.0f} {cm:>10.0f} {cp:>25.0f}")
 print()
 print("SO_DEVMEM_DONTNEED cost per token (64 KiB reads)")
 for r in rows:
-    if r['mode'] == 'devmem' and r['read_size'] == '65536' and r['dontneed_batch'] in ('1', '16', '128'):
+    if r['mode'] == 'devmem' and r['read_size'] == '65536' and r['dontneed_batch'] in ('1', '8', '32', '128'):
         mib = int(r['bytes']) / 2**20
         print(f"  batch {r['dontneed_batch']:>4} tokens: {int(r['dontneed_ns_per_token']):>6} ns/token, "
               f"{int(r['dontneed_calls']) / mib:.1f} calls/MiB")

@@ -6,11 +6,16 @@
 # does not come back.
 . "$(dirname "$0")/lib.sh"
 
-VM_TIMEOUT=${VM_TIMEOUT:-2400}
+# the debug kernel runs several times slower under TCG
+if [ "$VARIANT" = debug ]; then
+	VM_TIMEOUT=${VM_TIMEOUT:-5400}
+else
+	VM_TIMEOUT=${VM_TIMEOUT:-2400}
+fi
 [ -x "$KST/run_kselftest.sh" ] || die "no kselftests in $KST (run: make tools)"
 
 mkdir -p "$LOGS"
-rm -f "$LOGS"/{kselftest.log,dmesg.log,console.log,guest-start}
+rm -f "$LOGS"/{kselftest.log,dmesg.log,console.log,guest-start,kmemleak.log,results}
 say "booting $(cat "$OBJ/include/config/kernel.release") in QEMU, running kselftests (console: $LOGS/console.log)"
 t0=$(date +%s.%N)
 set +e
@@ -18,8 +23,12 @@ set +e
 tail -n +1 -F "$LOGS/kselftest.log" 2>/dev/null |
 	grep --line-buffered -E '^(# )?(not )?ok [0-9]' &
 tailer=$!
+# Variables the tests read, passed into the guest when set.
+guest_env=
+[ -n "${DEVMEM_LONG_MIB:-}" ] && guest_env="DEVMEM_LONG_MIB=$DEVMEM_LONG_MIB"
 timeout --kill-after=15 "$VM_TIMEOUT" "$REPO/harness/vm.sh" --exec \
-	"$REPO/harness/guest-run.sh $KST $LOGS ${KSELFTEST_ARGS:-}" > "$LOGS/console.log" 2>&1
+	"env $guest_env $REPO/harness/guest-run.sh $KST $LOGS ${KSELFTEST_ARGS:-}" \
+	> "$LOGS/console.log" 2>&1
 vm_rc=$?
 sleep 1
 kill $tailer 2>/dev/null
@@ -80,7 +89,7 @@ if [ ! -f "$LOGS/dmesg.log" ]; then
 	failed=$((failed + 1))
 	problems=1
 fi
-splat='(Kernel panic|BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|kmemleak|possible circular locking|inconsistent lock state|suspicious RCU|INFO: task .* blocked)'
+splat='(Kernel panic|BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|kmemleak: [0-9]+ new suspected|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU|INFO: task .* blocked)'
 if grep -qE "$splat" "$LOGS/console.log" "$LOGS/dmesg.log" 2>/dev/null; then
 	echo
 	echo "!!! kernel reported problems during the run:"
@@ -88,9 +97,28 @@ if grep -qE "$splat" "$LOGS/console.log" "$LOGS/dmesg.log" 2>/dev/null; then
 	failed=$((failed + 1))
 	problems=1
 fi
+if [ -s "$LOGS/kmemleak.log" ]; then
+	echo
+	echo "!!! kmemleak found unreferenced objects ($LOGS/kmemleak.log):"
+	head -n 60 "$LOGS/kmemleak.log"
+	failed=$((failed + 1))
+	problems=1
+fi
+if [ "$VARIANT" = debug ]; then
+	echo
+	echo "debug kernel: $(grep -cE "$splat" "$LOGS/console.log" "$LOGS/dmesg.log" 2>/dev/null |
+		awk -F: '{s += $2} END {print s + 0}') KASAN/lockdep/WARN reports," \
+		"$(grep -c '^unreferenced object' "$LOGS/kmemleak.log" 2>/dev/null || echo 0) kmemleak reports"
+fi
+
+# For check-all.sh, which sums the normal and the debug kernel's runs.
+{
+	echo "$results" | grep -v '^$' || true
+	[ $problems = 1 ] && printf 'FAIL\tkernel log clean (%s)\n' "$LOGS"
+} > "$LOGS/results"
 
 echo
 summary="$passed passed, $failed failed"
 [ "$skipped" -gt 0 ] && summary="$summary, $skipped skipped"
-echo "$summary"
+echo "${CHECK_LABEL:+$CHECK_LABEL: }$summary"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ] && [ $problems = 0 ]

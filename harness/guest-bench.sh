@@ -47,34 +47,47 @@ rx()
 	else
 		args="--copy"
 	fi
-	"$BIN" -l -s 192.0.2.1 -p $port --read-size "$rs" $args \
+	# receiver on CPU 1; the sender, and with it hdsim's NAPI (the
+	# emulated NIC's DMA copy runs in the sender's softirq), on CPU 0
+	taskset -c 1 "$BIN" -l -s 192.0.2.1 -p $port --read-size "$rs" $args \
 		> /tmp/rx.out 2> /tmp/rx.log &
 	local pid=$!
 	for i in $(seq 300); do
 		grep -q "^listening" /tmp/rx.log && break
 		sleep 0.1
 	done
-	ip netns exec $NS socat -u FILE:/tmp/bench.data TCP:192.0.2.1:$port
+	ip netns exec $NS taskset -c 0 socat -u FILE:/tmp/bench.data \
+		TCP:192.0.2.1:$port
 	wait $pid || { cat /tmp/rx.log; return 1; }
 	local bytes time cpu dn calls
 	bytes=$(sed -n 's/^received \([0-9]*\) bytes.*/\1/p' /tmp/rx.out)
 	time=$(sed -n 's/^stats: time \([0-9.]*\) s.*/\1/p' /tmp/rx.out)
 	cpu=$(sed -n 's/.*receiver cpu \([0-9.]*\) s.*/\1/p' /tmp/rx.out)
 	dn=$(sed -n 's/^stats: DONTNEED \([0-9]*\) ns per token.*/\1/p' /tmp/rx.out)
-	calls=$(sed -n 's/.*DONTNEED calls \([0-9]*\).*/\1/p' /tmp/rx.out)
-	echo "$mode,$rs,$rep,$bytes,$time,$cpu,$batch,${dn:-0},${calls:-0}" >> "$RXCSV"
+	calls=$(sed -n 's/^stats: recvmsg.*DONTNEED calls \([0-9]*\).*/\1/p' /tmp/rx.out)
+	# syscalls that moved the stream, cmsgs, and payload bytes the CPU
+	# copied: the kernel's own counter for devmem, every byte for recv()
+	local rcalls frags copied
+	if [ "$mode" = devmem ]; then
+		rcalls=$(sed -n 's/^stats: recvmsg calls \([0-9]*\),.*/\1/p' /tmp/rx.out)
+		frags=$(sed -n 's/^stats: kernel: \([0-9]*\) frags.*/\1/p' /tmp/rx.out)
+		copied=$(sed -n 's/.* \([0-9]*\) payload bytes copied by the CPU.*/\1/p' /tmp/rx.out)
+	else
+		rcalls=$(sed -n 's/^stats: recv calls \([0-9]*\)/\1/p' /tmp/rx.out)
+		frags=0
+		copied=$bytes
+	fi
+	echo "$mode,$rs,$rep,$bytes,$time,$cpu,$batch,${dn:-0},${calls:-0},${rcalls:-0},${frags:-0},${copied:-0}" >> "$RXCSV"
 }
 
-echo "mode,read_size,rep,bytes,time_s,cpu_s,dontneed_batch,dontneed_ns_per_token,dontneed_calls" > "$RXCSV"
+echo "mode,read_size,rep,bytes,time_s,cpu_s,dontneed_batch,dontneed_ns_per_token,dontneed_calls,recv_calls,frags,cpu_copied_bytes" > "$RXCSV"
 for rep in 1 2 3; do
-	rx devmem 65536 $rep 1024 || exit 1
-	rx copy 65536 $rep 0 || exit 1
+	for rs in 65536 4096 1048576; do
+		rx devmem $rs $rep 1024 || exit 1
+		rx copy $rs $rep 0 || exit 1
+	done
 done
-for rs in 4096 1048576; do
-	rx devmem $rs 1 1024 || exit 1
-	rx copy $rs 1 0 || exit 1
-done
-for batch in 1 16 128; do
+for batch in 1 8 32 128; do
 	rx devmem 65536 1 $batch || exit 1
 done
 echo "BENCH DONE"

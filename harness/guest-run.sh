@@ -14,6 +14,20 @@ cd "$KST" || exit 1
 # point it at the console, so point it back at our stdout: a real file.
 [ "$(readlink /dev/stdout)" = /proc/self/fd/1 ] || ln -sf /proc/self/fd/1 /dev/stdout
 : > "$LOGS/kselftest.log"
+# Debug kernels: forget what boot allocated, so that only leaks made while
+# the tests ran are reported.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+[ -w $KMEMLEAK ] && echo clear > $KMEMLEAK
 ./run_kselftest.sh "$@" >> "$LOGS/kselftest.log" 2>&1
+if [ -w $KMEMLEAK ]; then
+	# An object must be unreferenced over two scans (and 5 s old) to be
+	# reported; RCU-freed objects need a grace period first.
+	sleep 6
+	echo scan > $KMEMLEAK
+	sleep 6
+	echo scan > $KMEMLEAK
+	cat $KMEMLEAK > "$LOGS/kmemleak.log"
+fi
 dmesg > "$LOGS/dmesg.log"
 echo "GUEST_DONE uptime=$(cut -d' ' -f1 /proc/uptime)s"

@@ -16,11 +16,13 @@ KMAKE=(make -C "$SRC" O="$OBJ" LOCALVERSION="$LOCALVERSION"
        KBUILD_BUILD_HOST=qemu)
 
 stamp=$OBJ/.stamp-config
-want_stamp=$(cat "$FRAGMENT" | sha1sum | cut -d' ' -f1)
+# FRAGMENT may name several files, merged in order (debug = base + debug).
+read -r -a FRAGS <<< "$FRAGMENT"
+want_stamp=$(cat "${FRAGS[@]}" | sha1sum | cut -d' ' -f1)
 if [ ! -f "$OBJ/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want_stamp" ]; then
-	say "config: tinyconfig + $(basename "$FRAGMENT")"
+	say "config: tinyconfig + $(for f in "${FRAGS[@]}"; do basename "$f"; done | paste -sd+)"
 	"${KMAKE[@]}" -s tinyconfig >/dev/null
-	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "$FRAGMENT" >/dev/null
+	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "${FRAGS[@]}" >/dev/null
 	"${KMAKE[@]}" -s olddefconfig >/dev/null
 	# Every option of the fragment must have survived (typos, missing deps).
 	bad=0
@@ -33,7 +35,7 @@ if [ ! -f "$OBJ/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want_stamp" ]
 			echo "  $line requested, got: $(grep "^$opt=\|# $opt " "$OBJ/.config" || echo unset)"
 			bad=1
 		fi
-	done < "$FRAGMENT"
+	done < <(cat "${FRAGS[@]}" | tac | awk -F= '/^CONFIG_/ && !seen[$1]++' | tac)
 	[ $bad = 0 ] || die "config fragment options did not survive olddefconfig (above)"
 	echo "$want_stamp" > "$stamp"
 fi

@@ -6,13 +6,24 @@ set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$REPO/build}
 SRC=$BUILD/src			# base + our files + series (a git repo)
-OBJ=${OBJ:-$BUILD/obj}		# out-of-tree kernel objects
 HDR=$BUILD/headers		# headers_install output
-KST=$BUILD/kselftest		# installed kselftests
-LOGS=$BUILD/logs
 VENV=$BUILD/venv
-FRAGMENT=${FRAGMENT:-$REPO/config/devmem.config}
-LOCALVERSION=-devmem
+# VARIANT=debug selects the debug kernel (KASAN, lockdep, kmemleak...):
+# same tree and kselftests, own objects and logs.
+VARIANT=${VARIANT:-}
+if [ "$VARIANT" = debug ]; then
+	OBJ=$BUILD/obj-debug
+	LOGS=$BUILD/logs-debug
+	KST=$BUILD/kselftest-debug
+	FRAGMENT="$REPO/config/devmem.config $REPO/config/debug.config"
+	LOCALVERSION=-devmem-debug
+else
+	OBJ=$BUILD/obj		# out-of-tree kernel objects
+	LOGS=$BUILD/logs
+	KST=$BUILD/kselftest	# installed kselftests
+	FRAGMENT=$REPO/config/devmem.config
+	LOCALVERSION=-devmem
+fi
 JOBS=${JOBS:-$(($(nproc) + 1))}
 
 # Directories of the repo that hold new kernel files.

@@ -21,6 +21,14 @@ if ! make -C "$SRC/tools/testing/selftests" O="$OBJ" TARGETS="$TARGETS" \
 fi
 grep -E 'warning:' "$LOGS/kselftest-build.log" | head -n 20 || true
 
+# The sample, with its own Makefile, as a user builds it (the kselftests
+# build their own copy to run it in the VM).
+say "tools: building samples/devmem with its Makefile"
+mkdir -p "$BUILD/samples/devmem"
+make -s -C "$BUILD/samples/devmem" -f "$SRC/samples/devmem/Makefile" \
+	KHDR="$HDR/include" >> "$LOGS/kselftest-build.log" 2>&1 ||
+	die "samples/devmem does not build (log: $LOGS/kselftest-build.log)"
+
 # What the booted kernel must match (kernel_release.sh).
 uts=$(sed -n 's/^#define UTS_VERSION "\(.*\)"$/\1/p' \
 	"$OBJ/include/generated/utsversion.h" "$OBJ/include/generated/compile.h" 2>/dev/null | head -n1)
@@ -32,4 +40,13 @@ for t in $TARGETS; do
 		echo "BUILD_UTS_VERSION='$uts'"
 	} > "$KST/$t/build_info"
 done
+# The debug kernel runs several times slower under TCG: scale the
+# per-test timeouts (settings) by DEBUG_TIMEOUT_SCALE.
+if [ "$VARIANT" = debug ]; then
+	for f in "$KST"/*/*/*/settings; do
+		[ -f "$f" ] || continue
+		t=$(sed -n 's/^timeout=//p' "$f")
+		sed -i "s/^timeout=.*/timeout=$((t * ${DEBUG_TIMEOUT_SCALE:-4}))/" "$f"
+	done
+fi
 say "tools: kselftests installed in $KST"

@@ -14,6 +14,7 @@
  * skbs and socket tokens holding it.
  */
 #include <linux/debugfs.h>
+#include <linux/device.h>
 #include <linux/dma-buf.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/ktime.h>
@@ -58,6 +59,7 @@ static void net_devmem_dmabuf_binding_free(struct work_struct *work)
 	dma_buf_unmap_attachment_unlocked(binding->attachment, binding->sgt,
 					  DMA_FROM_DEVICE);
 	dma_buf_detach(binding->dmabuf, binding->attachment);
+	put_device(binding->dma_dev);
 	dma_buf_put(binding->dmabuf);
 	xa_destroy(&binding->bound_rxqs);
 	kvfree(binding->free_stack);
@@ -183,11 +185,15 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 	xa_init_flags(&binding->bound_rxqs, XA_FLAGS_ALLOC);
 	INIT_WORK(&binding->free_work, net_devmem_dmabuf_binding_free);
 
-	binding->attachment = dma_buf_attach(dmabuf, dev->dev.parent);
+	/* The mapping outlives the netdev when net_iovs are still out at
+	 * unregister: hold the DMA device until it is unmapped.
+	 */
+	binding->dma_dev = get_device(dev->dev.parent);
+	binding->attachment = dma_buf_attach(dmabuf, binding->dma_dev);
 	if (IS_ERR(binding->attachment)) {
 		err = PTR_ERR(binding->attachment);
 		NL_SET_ERR_MSG(extack, "Failed to bind dmabuf to device");
-		goto err_free_binding;
+		goto err_put_device;
 	}
 
 	binding->sgt =
@@ -271,7 +277,8 @@ err_unmap:
 					  DMA_FROM_DEVICE);
 err_detach:
 	dma_buf_detach(dmabuf, binding->attachment);
-err_free_binding:
+err_put_device:
+	put_device(binding->dma_dev);
 	kfree(binding);
 err_put_dmabuf:
 	dma_buf_put(dmabuf);

@@ -11,6 +11,7 @@
 #include <linux/xarray.h>
 #include <net/netmem.h>
 
+struct device;
 struct dma_buf;
 struct dma_buf_attachment;
 struct netlink_ext_ack;
@@ -23,6 +24,8 @@ struct sg_table;
  * @attachment: attachment to the device's DMA device
  * @sgt: the DMA_FROM_DEVICE mapping of @attachment
  * @dev: the device; NULL once it was unregistered. RTNL.
+ * @dma_dev: the device the dmabuf is mapped for (@dev's parent), held
+ *	until the mapping is gone
  * @area: one net_iov per PAGE_SIZE of the dmabuf, in dmabuf order
  * @free_lock: protects @free_stack and @free_count; taken with BH off
  * @free_stack: indexes (into @area) of free net_iovs
@@ -43,6 +46,7 @@ struct net_devmem_dmabuf_binding {
 	struct dma_buf_attachment *attachment;
 	struct sg_table *sgt;
 	struct net_device *dev;
+	struct device *dma_dev;
 	struct net_iov_area area;
 
 	spinlock_t free_lock;	/* protects free_stack, free_count */

@@ -17,12 +17,16 @@
  * so that the next recvmsg gets ascending, contiguous tokens again and
  * user space can return them as a few long ranges.
  */
+#include <linux/debugfs.h>
 #include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
 #include <linux/spinlock.h>
 #include <linux/tcp.h>
+#include <linux/u64_stats_sync.h>
 #include <linux/uio.h>
 #include <net/page_pool.h>
 #include <net/sock.h>
@@ -47,6 +51,93 @@ struct tcp_devmem_tokens {
 	u32 free_head;		/* first free slot, or SLOT_END */
 	unsigned long *slots;
 };
+
+/* What recvmsg(MSG_SOCK_DEVMEM) and SO_DEVMEM_DONTNEED did, all sockets
+ * together, so that tests and the benchmark can show where payload went:
+ * debugfs devmem/tcp_rx. Written in process context only.
+ */
+struct tcp_devmem_stats {
+	u64_stats_t frags;		/* SCM_DEVMEM_DMABUF cmsgs */
+	u64_stats_t devmem_bytes;	/* payload left in device memory */
+	u64_stats_t linear_bytes;	/* payload the CPU copied to the iovec */
+	u64_stats_t dontneed_calls;
+	u64_stats_t tokens_freed;
+	struct u64_stats_sync syncp;
+};
+
+static DEFINE_PER_CPU(struct tcp_devmem_stats, tcp_devmem_stats);
+
+static void tcp_devmem_count_rx(u32 frags, u32 devmem_bytes, u32 linear_bytes)
+{
+	struct tcp_devmem_stats *st = get_cpu_ptr(&tcp_devmem_stats);
+
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_add(&st->frags, frags);
+	u64_stats_add(&st->devmem_bytes, devmem_bytes);
+	u64_stats_add(&st->linear_bytes, linear_bytes);
+	u64_stats_update_end(&st->syncp);
+	put_cpu_ptr(&tcp_devmem_stats);
+}
+
+static void tcp_devmem_count_dontneed(u32 freed)
+{
+	struct tcp_devmem_stats *st = get_cpu_ptr(&tcp_devmem_stats);
+
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->dontneed_calls);
+	u64_stats_add(&st->tokens_freed, freed);
+	u64_stats_update_end(&st->syncp);
+	put_cpu_ptr(&tcp_devmem_stats);
+}
+
+static int tcp_devmem_stats_show(struct seq_file *seq, void *v)
+{
+	u64 frags = 0, devmem = 0, linear = 0, calls = 0, freed = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		const struct tcp_devmem_stats *st =
+			per_cpu_ptr(&tcp_devmem_stats, cpu);
+		u64 f, d, l, c, t;
+		unsigned int start;
+
+		do {
+			start = u64_stats_fetch_begin(&st->syncp);
+			f = u64_stats_read(&st->frags);
+			d = u64_stats_read(&st->devmem_bytes);
+			l = u64_stats_read(&st->linear_bytes);
+			c = u64_stats_read(&st->dontneed_calls);
+			t = u64_stats_read(&st->tokens_freed);
+		} while (u64_stats_fetch_retry(&st->syncp, start));
+		frags += f;
+		devmem += d;
+		linear += l;
+		calls += c;
+		freed += t;
+	}
+	seq_printf(seq, "frags %llu\ndevmem_bytes %llu\nlinear_bytes %llu\n",
+		   frags, devmem, linear);
+	seq_printf(seq, "dontneed_calls %llu\ntokens_freed %llu\n", calls,
+		   freed);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(tcp_devmem_stats);
+
+static int __init tcp_devmem_debugfs_init(void)
+{
+	struct dentry *dir;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(&tcp_devmem_stats, cpu)->syncp);
+
+	/* net/core's devmem directory, created before us (link order) */
+	dir = debugfs_lookup("devmem", NULL);
+	debugfs_create_file("tcp_rx", 0400, dir, NULL, &tcp_devmem_stats_fops);
+	dput(dir);
+	return 0;
+}
+late_initcall(tcp_devmem_debugfs_init);
 
 static bool slot_is_free(unsigned long v)
 {
@@ -180,6 +271,7 @@ static int tcp_recvmsg_dmabuf_skb(struct sock *sk, const struct sk_buff *skb,
 	struct dmabuf_cmsg dmabuf_cmsg = {};
 	int start, copy, i, nr, err = 0;
 	u32 slots[MAX_SKB_FRAGS];
+	u32 devmem_bytes = 0, linear_bytes = 0;
 	struct sk_buff *frag_iter;
 	int sent = 0, used = 0;
 
@@ -199,6 +291,7 @@ static int tcp_recvmsg_dmabuf_skb(struct sock *sk, const struct sk_buff *skb,
 		offset += copy;
 		remaining -= copy;
 		sent += copy;
+		linear_bytes = copy;
 	}
 
 	/* One lock round to take slots for all the frags, one to commit the
@@ -251,6 +344,7 @@ static int tcp_recvmsg_dmabuf_skb(struct sock *sk, const struct sk_buff *skb,
 		offset += copy;
 		remaining -= copy;
 		sent += copy;
+		devmem_bytes += copy;
 		start = end;
 	}
 
@@ -286,6 +380,9 @@ static int tcp_recvmsg_dmabuf_skb(struct sock *sk, const struct sk_buff *skb,
 	}
 	err = 0;
 out:
+	/* frag_list skbs counted themselves in the recursion */
+	if (linear_bytes || used)
+		tcp_devmem_count_rx(used, devmem_bytes, linear_bytes);
 	return sent ?: err;
 }
 
@@ -390,12 +487,16 @@ int tcp_devmem_dontneed(struct sock *sk, sockptr_t optval,
 	spin_unlock_bh(&store->lock);
 out:
 	kfree(tokens);
+	tcp_devmem_count_dontneed(freed);
 	return freed;
 }
 
 /**
- * tcp_devmem_release() - give back every token of a dying socket
- * @sk: socket being destroyed
+ * tcp_devmem_release() - give back every token of a socket
+ * @sk: socket being closed or destroyed, locked or no longer reachable
+ *
+ * Called on close(), when user space can no longer return tokens, and
+ * again (finding nothing) when the socket is destroyed.
  */
 void tcp_devmem_release(struct sock *sk)
 {
@@ -413,23 +514,4 @@ void tcp_devmem_release(struct sock *sk)
 	tp->devmem_tokens = NULL;
 	kvfree(store->slots);
 	kfree(store);
-}
-
-/**
- * tcp_devmem_outstanding() - tokens a socket holds
- * @sk: socket
- */
-u32 tcp_devmem_outstanding(struct sock *sk)
-{
-	struct tcp_devmem_tokens *store;
-	u32 used = 0;
-
-	/* pairs with smp_store_release() in tcp_devmem_tokens_get() */
-	store = smp_load_acquire(&tcp_sk(sk)->devmem_tokens);
-	if (store) {
-		spin_lock_bh(&store->lock);
-		used = store->used;
-		spin_unlock_bh(&store->lock);
-	}
-	return used;
 }

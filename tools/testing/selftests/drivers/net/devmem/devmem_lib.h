@@ -69,13 +69,14 @@ static inline int hdsim_port(unsigned int id, int port, char name[IFNAMSIZ])
 	while (!found && (de = readdir(dir))) {
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "/sys/class/net/%s/dev_port",
+		/* interface names are at most IFNAMSIZ - 1 characters */
+		snprintf(path, sizeof(path), "/sys/class/net/%.15s/dev_port",
 			 de->d_name);
 		f = fopen(path, "r");
 		if (!f)
 			continue;
 		if (fgets(buf, sizeof(buf), f) && atoi(buf) == port) {
-			snprintf(name, IFNAMSIZ, "%s", de->d_name);
+			snprintf(name, IFNAMSIZ, "%.15s", de->d_name);
 			found = 1;
 		}
 		fclose(f);
@@ -97,7 +98,7 @@ static inline int first_netdev_in(const char *path, char name[IFNAMSIZ])
 	while ((de = readdir(dir))) {
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(name, IFNAMSIZ, "%s", de->d_name);
+		snprintf(name, IFNAMSIZ, "%.15s", de->d_name);
 		ifindex = if_nametoindex(name);
 		break;
 	}

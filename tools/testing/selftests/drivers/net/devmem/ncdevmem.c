@@ -14,7 +14,8 @@
  *	client: send stdin over plain TCP (6.1 has no devmem TX)
  * Extras: --sha256 (hash of the received stream, read from the dmabuf),
  * --stats, --size BYTES (dmabuf size), --memory udmabuf|heap|cuda|rocm,
- * --allow-host (readable data is not an error).
+ * --allow-host (readable data is not an error), --connections N (accept N
+ * connections one after the other on one binding).
  */
 #define _GNU_SOURCE
 /* struct dmabuf_cmsg and dmabuf_token come from the uapi header, whose
@@ -60,6 +61,7 @@
 #define CTRL_LEN		80000
 #define MAX_TOKENS		128
 #define MAX_TOKEN_FRAGS		1024
+#define KSFT_SKIP		4	/* exit status: skipped (kselftest) */
 
 static const char *ifname;
 static const char *server_ip;
@@ -75,6 +77,7 @@ static const char *set_hds;
 static bool bind_only;
 static bool copy_mode;
 static size_t read_size = IOV_LEN;
+static int connections = 1;
 static int dontneed_batch = MAX_TOKEN_FRAGS;
 static uint64_t dontneed_ns;
 
@@ -101,6 +104,56 @@ struct rx_stats {
 	uint64_t recvmsg_calls;
 	uint64_t errors;
 };
+
+/* The kernel's devmem receive counters (debugfs devmem/tcp_rx): where
+ * payload went according to the stack itself, all sockets together.
+ */
+struct kernel_stats {
+	bool ok;
+	unsigned long long frags;
+	unsigned long long devmem_bytes;
+	unsigned long long linear_bytes;
+	unsigned long long dontneed_calls;
+	unsigned long long tokens_freed;
+};
+
+static void read_kernel_stats(struct kernel_stats *k)
+{
+	FILE *f = fopen("/sys/kernel/debug/devmem/tcp_rx", "r");
+	unsigned long long v;
+	char name[32];
+
+	memset(k, 0, sizeof(*k));
+	if (!f)
+		return;
+	while (fscanf(f, "%31s %llu", name, &v) == 2) {
+		if (!strcmp(name, "frags"))
+			k->frags = v;
+		else if (!strcmp(name, "devmem_bytes"))
+			k->devmem_bytes = v;
+		else if (!strcmp(name, "linear_bytes"))
+			k->linear_bytes = v;
+		else if (!strcmp(name, "dontneed_calls"))
+			k->dontneed_calls = v;
+		else if (!strcmp(name, "tokens_freed"))
+			k->tokens_freed = v;
+	}
+	k->ok = true;
+	fclose(f);
+}
+
+static void rx_stats_add(struct rx_stats *sum, const struct rx_stats *st)
+{
+	sum->bytes += st->bytes;
+	sum->devmem_bytes += st->devmem_bytes;
+	sum->linear_bytes += st->linear_bytes;
+	sum->host_bytes += st->host_bytes;
+	sum->frags += st->frags;
+	sum->tokens_returned += st->tokens_returned;
+	sum->dontneed_calls += st->dontneed_calls;
+	sum->recvmsg_calls += st->recvmsg_calls;
+	sum->errors += st->errors;
+}
 
 static void on_signal(int sig)
 {
@@ -155,25 +208,213 @@ static int alloc_heap(size_t size)
 	return data.fd;
 }
 
-/* GPU exporters are loaded at run time, only if their library exists. */
+/*
+ * GPU exporters, loaded at run time only if their library is installed, so
+ * that ncdevmem builds without GPU headers. The few entry points used are
+ * declared here with plain C types; a GPU dmabuf cannot be mmap()ed, so
+ * fragments are read back for validation with the runtime's copy.
+ */
+#define CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED	124
+#define CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD	1
+#define HIP_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD	1
+#define HIP_MEMCPY_DEVICE_TO_HOST		2
+
+static struct {
+	void *lib;
+	const char *name;
+	uint64_t dptr;		/* device address of the allocation */
+	int (*copy)(void *dst, uint64_t src, size_t len);
+	const char *(*strerror)(int err);
+} gpu;
+
+static struct {
+	int (*init)(unsigned int flags);
+	int (*device_get)(int *dev, int ordinal);
+	int (*attribute)(int *val, int attr, int dev);
+	int (*ctx_retain)(void **ctx, int dev);
+	int (*ctx_set)(void *ctx);
+	int (*alloc)(uint64_t *dptr, size_t size);
+	int (*export)(void *fd, uint64_t dptr, size_t size, int type,
+		      unsigned long long flags);
+	int (*dtoh)(void *dst, uint64_t src, size_t len);
+	int (*error_string)(int err, const char **str);
+} cu;
+
+static struct {
+	int (*init)(unsigned int flags);
+	int (*device_count)(int *count);
+	int (*set_device)(int dev);
+	int (*alloc)(void **ptr, size_t size);
+	int (*export)(void *fd, void *dptr, size_t size, int type,
+		      unsigned long long flags);
+	int (*memcpy)(void *dst, const void *src, size_t len, int kind);
+	const char *(*error_string)(int err);
+} hip;
+
+static const char *cu_strerror(int err)
+{
+	const char *str = NULL;
+
+	if (cu.error_string)
+		cu.error_string(err, &str);
+	return str ? str : "unknown CUDA error";
+}
+
+static int cu_copy(void *dst, uint64_t src, size_t len)
+{
+	return cu.dtoh(dst, src, len);
+}
+
+static const char *hip_strerror(int err)
+{
+	return hip.error_string ? hip.error_string(err) : "unknown HIP error";
+}
+
+static int hip_copy(void *dst, uint64_t src, size_t len)
+{
+	return hip.memcpy(dst, (void *)(uintptr_t)src, len,
+			  HIP_MEMCPY_DEVICE_TO_HOST);
+}
+
+/* Resolve @name into @fn; false (and a message naming it) if missing. */
+static bool gpu_sym(void *fn, const char *name)
+{
+	void *sym = dlsym(gpu.lib, name);
+
+	if (!sym)
+		fprintf(stderr, "%s: runtime has no %s (too old for dmabuf export)\n",
+			gpu.name, name);
+	memcpy(fn, &sym, sizeof(sym));
+	return sym;
+}
+
+/* Returns a dmabuf fd, -ENODEV when there is no GPU (skip), or -errno. */
+static int alloc_cuda(size_t size)
+{
+	int err, dev, supported = 0, fd = -1;
+	void *ctx;
+
+	if (!gpu_sym(&cu.init, "cuInit") ||
+	    !gpu_sym(&cu.device_get, "cuDeviceGet") ||
+	    !gpu_sym(&cu.attribute, "cuDeviceGetAttribute") ||
+	    !gpu_sym(&cu.ctx_retain, "cuDevicePrimaryCtxRetain") ||
+	    !gpu_sym(&cu.ctx_set, "cuCtxSetCurrent") ||
+	    !gpu_sym(&cu.alloc, "cuMemAlloc_v2") ||
+	    !gpu_sym(&cu.export, "cuMemGetHandleForAddressRange") ||
+	    !gpu_sym(&cu.dtoh, "cuMemcpyDtoH_v2"))
+		return -EOPNOTSUPP;
+	gpu_sym(&cu.error_string, "cuGetErrorString");
+	gpu.strerror = cu_strerror;
+	gpu.copy = cu_copy;
+
+	err = cu.init(0);
+	if (!err)
+		err = cu.device_get(&dev, 0);
+	if (err) {
+		fprintf(stderr, "cuda: no usable GPU (%s): skipping\n",
+			cu_strerror(err));
+		return -ENODEV;
+	}
+	err = cu.attribute(&supported, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED,
+			   dev);
+	if (err || !supported) {
+		fprintf(stderr, "cuda: GPU 0 cannot export dmabufs (driver or kernel too old?)\n");
+		return -EOPNOTSUPP;
+	}
+	err = cu.ctx_retain(&ctx, dev);
+	if (!err)
+		err = cu.ctx_set(ctx);
+	if (!err)
+		err = cu.alloc(&gpu.dptr, size);
+	if (!err)
+		err = cu.export(&fd, gpu.dptr, size,
+				CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
+	if (err) {
+		fprintf(stderr, "cuda: %s\n", cu_strerror(err));
+		return -EIO;
+	}
+	return fd;
+}
+
+static int alloc_rocm(size_t size)
+{
+	int err, count = 0, fd = -1;
+	void *ptr = NULL;
+
+	if (!gpu_sym(&hip.init, "hipInit") ||
+	    !gpu_sym(&hip.device_count, "hipGetDeviceCount") ||
+	    !gpu_sym(&hip.set_device, "hipSetDevice") ||
+	    !gpu_sym(&hip.alloc, "hipMalloc") ||
+	    !gpu_sym(&hip.export, "hipMemGetHandleForAddressRange") ||
+	    !gpu_sym(&hip.memcpy, "hipMemcpy"))
+		return -EOPNOTSUPP;
+	gpu_sym(&hip.error_string, "hipGetErrorString");
+	gpu.strerror = hip_strerror;
+	gpu.copy = hip_copy;
+
+	err = hip.init(0);
+	if (!err)
+		err = hip.device_count(&count);
+	if (err || !count) {
+		fprintf(stderr, "rocm: no usable GPU (%s): skipping\n",
+			err ? hip_strerror(err) : "no device");
+		return -ENODEV;
+	}
+	err = hip.set_device(0);
+	if (!err)
+		err = hip.alloc(&ptr, size);
+	if (!err)
+		err = hip.export(&fd, ptr, size,
+				 HIP_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
+	if (err) {
+		fprintf(stderr, "rocm: %s\n", hip_strerror(err));
+		return -EIO;
+	}
+	gpu.dptr = (uintptr_t)ptr;
+	return fd;
+}
+
 static int alloc_gpu(const char *kind, size_t size)
 {
-	const char *lib = !strcmp(kind, "cuda") ? "libcuda.so.1" :
-						  "libamdhip64.so";
-	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	bool cuda = !strcmp(kind, "cuda");
+	const char *lib = cuda ? "libcuda.so.1" : "libamdhip64.so";
+	int fd;
 
-	if (!h) {
+	gpu.name = kind;
+	gpu.lib = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!gpu.lib) {
 		fprintf(stderr, "%s: no GPU runtime (%s not found): skipping\n",
 			kind, lib);
 		return -ENODEV;
 	}
-	/* Exporting GPU memory as dmabuf needs a GPU; none is here to test
-	 * against, so refuse clearly rather than guess at the API.
-	 */
-	fprintf(stderr, "%s: runtime found but GPU dmabuf export is not supported by this build\n",
-		kind);
-	dlclose(h);
-	return -EOPNOTSUPP;
+	fd = cuda ? alloc_cuda(size) : alloc_rocm(size);
+	if (fd < 0) {
+		/* the library stays loaded: runtimes do not like dlclose() */
+		gpu.copy = NULL;
+	}
+	return fd;
+}
+
+/*
+ * Where the CPU reads a fragment: the dmabuf's mapping, or for GPU memory
+ * a copy into @bounce (at most IOV_LEN bytes). NULL if it cannot.
+ */
+static const uint8_t *frag_data(const uint8_t *map, uint8_t *bounce,
+				uint64_t off, uint32_t len)
+{
+	int err;
+
+	if (map)
+		return map + off;
+	if (!gpu.copy || len > IOV_LEN)
+		return NULL;
+	err = gpu.copy(bounce, gpu.dptr + off, len);
+	if (err) {
+		fprintf(stderr, "%s: copy from the GPU: %s\n", gpu.name,
+			gpu.strerror(err));
+		return NULL;
+	}
+	return bounce;
 }
 
 static int alloc_dmabuf(size_t size)
@@ -379,12 +620,17 @@ static int receive(int fd, int dmabuf, uint32_t dmabuf_id, uint8_t *map,
 	struct dma_buf_sync sync = {};
 	struct token_batch batch = {};
 	char *iov_buf, *ctrl;
+	uint8_t *bounce;
 	int ret = 0;
 
 	iov_buf = malloc(IOV_LEN);
 	ctrl = malloc(CTRL_LEN);
-	if (!iov_buf || !ctrl)
-		return -ENOMEM;
+	/* GPU memory is not mapped: fragments are copied out to check them */
+	bounce = map ? NULL : malloc(IOV_LEN);
+	if (!iov_buf || !ctrl || (!map && !bounce)) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
 
 	while (!atomic_load(&stop)) {
 		struct iovec iov = { .iov_base = iov_buf, .iov_len = read_size };
@@ -442,15 +688,21 @@ static int receive(int fd, int dmabuf, uint32_t dmabuf_id, uint8_t *map,
 					(unsigned long long)dc->frag_offset,
 					dc->frag_size);
 				st->errors++;
-			} else {
-				if (validate)
-					st->errors += check_bytes(map + dc->frag_offset,
-								  dc->frag_size,
-								  st->bytes);
-				if (sha)
-					EVP_DigestUpdate(sha,
-							 map + dc->frag_offset,
-							 dc->frag_size);
+			} else if (validate || sha) {
+				const uint8_t *p = frag_data(map, bounce,
+							     dc->frag_offset,
+							     dc->frag_size);
+
+				if (!p) {
+					st->errors++;
+				} else {
+					if (validate)
+						st->errors += check_bytes(p, dc->frag_size,
+									  st->bytes);
+					if (sha)
+						EVP_DigestUpdate(sha, p,
+								 dc->frag_size);
+				}
 			}
 			st->devmem_bytes += dc->frag_size;
 			st->bytes += dc->frag_size;
@@ -484,6 +736,8 @@ static int receive(int fd, int dmabuf, uint32_t dmabuf_id, uint8_t *map,
 	if (return_tokens(fd, &batch, st))
 		ret = -EIO;
 
+out_free:
+	free(bounce);
 	free(iov_buf);
 	free(ctrl);
 	return ret;
@@ -508,9 +762,9 @@ static int parse_addr(const char *ip, uint16_t p, struct sockaddr_in6 *sa)
  */
 static int do_copy_server(void)
 {
+	uint64_t bytes = 0, errors = 0, calls = 0;
 	struct rusage ru0, ru1;
 	struct sockaddr_in6 sa;
-	uint64_t bytes = 0, errors = 0;
 	int lfd, fd, one = 1;
 	double t0, t1, cpu;
 	char *buf;
@@ -526,15 +780,16 @@ static int do_copy_server(void)
 		return 1;
 	fprintf(stderr, "listening on %s port %u (copy)\n", server_ip, port);
 	fd = accept(lfd, NULL, NULL);
-	getrusage(RUSAGE_SELF, &ru0);
+	getrusage(RUSAGE_THREAD, &ru0);
 	t0 = now();
 	while ((n = recv(fd, buf, read_size, 0)) > 0) {
 		if (validate)
 			errors += check_bytes((uint8_t *)buf, n, bytes);
 		bytes += n;
+		calls++;
 	}
 	t1 = now();
-	getrusage(RUSAGE_SELF, &ru1);
+	getrusage(RUSAGE_THREAD, &ru1);
 	cpu = (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
 	      (ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
 	      (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
@@ -543,6 +798,7 @@ static int do_copy_server(void)
 	       (unsigned long long)bytes, (unsigned long long)bytes);
 	printf("stats: time %.3f s, %.1f MB/s, receiver cpu %.3f s\n",
 	       t1 - t0, bytes / 1e6 / (t1 - t0), cpu);
+	printf("stats: recv calls %llu\n", (unsigned long long)calls + 1);
 	close(fd);
 	close(lfd);
 	free(buf);
@@ -555,11 +811,12 @@ static int do_server(void)
 	struct sockaddr_in6 sa;
 	struct devmem_nl nl;
 	uint32_t combined = 0, max = 0, id = 0;
+	int dmabuf, lfd, fd, conn, one = 1, ret = 1;
+	double t0, elapsed = 0, cpu = 0;
+	struct kernel_stats k0, k1;
 	struct rusage ru0, ru1;
 	EVP_MD_CTX *sha = NULL;
-	int dmabuf, lfd, fd, one = 1, ret = 1;
 	uint8_t *map;
-	double t0, t1;
 
 	if (geteuid()) {
 		fprintf(stderr, "needs root (CAP_NET_ADMIN to bind a dmabuf)\n");
@@ -594,12 +851,19 @@ static int do_server(void)
 	}
 
 	dmabuf = alloc_dmabuf(dmabuf_size);
-	if (dmabuf < 0)
+	if (dmabuf < 0) {
+		if (dmabuf == -ENODEV)
+			ret = KSFT_SKIP;	/* no GPU here */
 		goto out_nl;
-	map = mmap(NULL, dmabuf_size, PROT_READ, MAP_SHARED, dmabuf, 0);
-	if (map == MAP_FAILED) {
-		fprintf(stderr, "mmap dmabuf: %s\n", strerror(errno));
-		goto out_dmabuf;
+	}
+	/* host-backed dmabufs are read through a mapping, GPU ones copied */
+	map = NULL;
+	if (!gpu.copy) {
+		map = mmap(NULL, dmabuf_size, PROT_READ, MAP_SHARED, dmabuf, 0);
+		if (map == MAP_FAILED) {
+			fprintf(stderr, "mmap dmabuf: %s\n", strerror(errno));
+			goto out_dmabuf;
+		}
 	}
 
 	if (nic_setup(&nl))
@@ -618,22 +882,39 @@ static int do_server(void)
 		goto out_unbind;
 	}
 	fprintf(stderr, "listening on %s port %u\n", server_ip, port);
-	fd = accept(lfd, NULL, NULL);
-	if (fd < 0) {
-		fprintf(stderr, "accept: %s\n", strerror(errno));
-		goto out_listen;
-	}
-
 	if (want_sha256) {
 		sha = EVP_MD_CTX_new();
 		EVP_DigestInit_ex(sha, EVP_sha256(), NULL);
 	}
-	getrusage(RUSAGE_SELF, &ru0);
-	t0 = now();
-	ret = receive(fd, dmabuf, id, map, &st, sha) ? 1 : 0;
-	t1 = now();
-	getrusage(RUSAGE_SELF, &ru1);
-	close(fd);
+	read_kernel_stats(&k0);
+	/* --connections: one after the other, all on this binding */
+	for (conn = 0; conn < connections && !atomic_load(&stop); conn++) {
+		struct rx_stats cs = {};
+
+		fd = accept(lfd, NULL, NULL);
+		if (fd < 0) {
+			fprintf(stderr, "accept: %s\n", strerror(errno));
+			ret = 1;
+			break;
+		}
+		getrusage(RUSAGE_THREAD, &ru0);
+		t0 = now();
+		ret = receive(fd, dmabuf, id, map, &cs, sha) ? 1 : 0;
+		elapsed += now() - t0;
+		getrusage(RUSAGE_THREAD, &ru1);
+		cpu += (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
+		       (ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+		       (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
+		       (ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+		close(fd);
+		rx_stats_add(&st, &cs);
+		if (connections > 1)
+			printf("connection %d: %llu bytes, %llu errors\n",
+			       conn + 1, (unsigned long long)cs.bytes,
+			       (unsigned long long)cs.errors);
+		if (ret)
+			break;
+	}
 
 	printf("received %llu bytes: %llu in device memory (%llu frags), %llu linear, %llu host\n",
 	       (unsigned long long)st.bytes,
@@ -656,13 +937,8 @@ static int do_server(void)
 		EVP_MD_CTX_free(sha);
 	}
 	if (want_stats) {
-		double cpu = (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
-			     (ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
-			     (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
-			     (ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
-
 		printf("stats: time %.3f s, %.1f MB/s, receiver cpu %.3f s\n",
-		       t1 - t0, st.bytes / 1e6 / (t1 - t0), cpu);
+		       elapsed, st.bytes / 1e6 / elapsed, cpu);
 		printf("stats: recvmsg calls %llu, tokens returned %llu, DONTNEED calls %llu\n",
 		       (unsigned long long)st.recvmsg_calls,
 		       (unsigned long long)st.tokens_returned,
@@ -671,19 +947,28 @@ static int do_server(void)
 		       st.tokens_returned ?
 		       (double)dontneed_ns / st.tokens_returned : 0.0,
 		       dontneed_batch);
+		read_kernel_stats(&k1);
+		if (k0.ok && k1.ok) {
+			printf("stats: kernel: %llu frags, %llu bytes left in device memory, ",
+			       k1.frags - k0.frags,
+			       k1.devmem_bytes - k0.devmem_bytes);
+			printf("%llu payload bytes copied by the CPU, %llu DONTNEED calls\n",
+			       k1.linear_bytes - k0.linear_bytes,
+			       k1.dontneed_calls - k0.dontneed_calls);
+		}
 		print_queue_stats("after");
 	}
 	if (st.errors)
 		ret = 1;
 
-out_listen:
 	close(lfd);
 out_unbind:
 	devmem_nl_close(&nl);	/* closing the socket unbinds */
 	devmem_nl_open(&nl);
 out_restore:
 	nic_restore(&nl);
-	munmap(map, dmabuf_size);
+	if (map)
+		munmap(map, dmabuf_size);
 out_dmabuf:
 	close(dmabuf);
 out_nl:
@@ -770,6 +1055,32 @@ static int do_show_queues(void)
 			printf("%s rx queue %u: host memory\n", ifname, q);
 	}
 	devmem_nl_close(&nl);
+	return 0;
+}
+
+/* Every page pool (netdev page-pool-get dump): what is in flight, what
+ * is detached (its device is gone) but still waiting for pages.
+ */
+static int do_show_pools(void)
+{
+	struct devmem_pool_info pools[512];
+	struct devmem_nl nl;
+	int i, n;
+
+	if (devmem_nl_open(&nl))
+		return 1;
+	n = devmem_page_pools(&nl, pools, 512);
+	devmem_nl_close(&nl);
+	if (n < 0) {
+		fprintf(stderr, "page-pool-get: %s\n", strerror(-n));
+		return 1;
+	}
+	for (i = 0; i < n; i++)
+		printf("pool %u ifindex %u inflight %llu (%llu bytes)%s dmabuf %u\n",
+		       pools[i].id, pools[i].ifindex,
+		       (unsigned long long)pools[i].inflight,
+		       (unsigned long long)pools[i].inflight_mem,
+		       pools[i].detach_time ? " detached" : "", pools[i].dmabuf);
 	return 0;
 }
 
@@ -871,15 +1182,16 @@ static void help(const char *prog)
 	fprintf(stderr,
 		"usage: %s -l -f IF -s ADDR [-c CLIENT] [-p PORT] [-v N] [-q NUM] [-t FIRST]\n"
 		"          [--sha256] [--stats] [--size BYTES] [--memory udmabuf|heap|cuda|rocm]\n"
-		"          [--allow-host]\n"
+		"          [--allow-host] [--connections N]\n"
 		"       %s -f IF                  (bind self-tests)\n"
 		"       %s -f IF --show-queues    (what backs each RX queue)\n"
+		"       %s --pools                (page pools, in flight, detached)\n"
 		"       %s -f IF --hds on|off     (tcp-data-split over netlink)\n"
 		"       %s -f IF --bind-only [--size BYTES] (bind cost, for make bench)\n"
 		"       %s -l --copy -s ADDR [-p PORT]  (plain recv, the baseline)\n"
 		"       [--read-size BYTES] [--dontneed-batch FRAGS]\n"
 		"       %s -s ADDR [-p PORT] < data (plain TCP client)\n",
-		prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -897,6 +1209,8 @@ int main(int argc, char **argv)
 		{ "copy", no_argument, NULL, 'C' },
 		{ "read-size", required_argument, NULL, 'R' },
 		{ "dontneed-batch", required_argument, NULL, 'N' },
+		{ "connections", required_argument, NULL, 'K' },
+		{ "pools", no_argument, NULL, 'P' },
 		{}
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -960,6 +1274,13 @@ int main(int argc, char **argv)
 		case 'R':
 			read_size = strtoull(optarg, NULL, 0);
 			if (!read_size || read_size > IOV_LEN)
+				help(argv[0]);
+			break;
+		case 'P':
+			return do_show_pools();
+		case 'K':
+			connections = atoi(optarg);
+			if (connections < 1)
 				help(argv[0]);
 			break;
 		case 'N':

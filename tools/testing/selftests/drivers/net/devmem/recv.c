@@ -23,10 +23,8 @@
 #include "../../../kselftest_harness.h"
 #include "devmem_lib.h"
 #include "devmem_nl.h"
+#include "devmem_traffic.h"
 
-#ifndef MSG_SOCK_DEVMEM
-#define MSG_SOCK_DEVMEM		0x2000000
-#endif
 #define ETOOSMALL		525	/* kernel-internal errno, as upstream */
 
 #define DMABUF_SIZE		(16 << 20)
@@ -35,13 +33,6 @@
 #define PORT_HOST		5301
 #define RX_ADDR			"192.0.3.1"
 #define TX_ADDR			"192.0.3.2"
-
-static uint8_t pattern_at(uint64_t off)
-{
-	unsigned int v = off % 7 + 1;
-
-	return v == 7 ? '\n' : v;
-}
 
 FIXTURE(recv)
 {
@@ -118,128 +109,6 @@ FIXTURE_TEARDOWN(recv)
 	EXPECT_EQ(0, devmem_wait_bindings(0, 5000));
 }
 
-/* Fork a sender in the peer namespace: connect to @port, send @bytes of
- * the pattern, close. Returns its pid.
- */
-static pid_t sender(const char *ns, int port, size_t bytes)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	char path[64], buf[4096];
-	size_t off = 0, i;
-	pid_t pid;
-	int fd, nsfd;
-
-	pid = fork();
-	if (pid)
-		return pid;
-
-	snprintf(path, sizeof(path), "/run/netns/%s", ns);
-	nsfd = open(path, O_RDONLY);
-	if (nsfd < 0 || setns(nsfd, CLONE_NEWNET))
-		_exit(2);
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	sa.sin_port = htons(port);
-	inet_pton(AF_INET, RX_ADDR, &sa.sin_addr);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
-		_exit(3);
-	while (off < bytes) {
-		size_t n = bytes - off < sizeof(buf) ? bytes - off : sizeof(buf);
-
-		for (i = 0; i < n; i++)
-			buf[i] = pattern_at(off + i);
-		if (write(fd, buf, n) != (ssize_t)n)
-			_exit(4);
-		off += n;
-	}
-	close(fd);
-	_exit(0);
-}
-
-static int reap(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* Wait until @fd has at least @bytes queued (or 5 s). */
-static void wait_inq(int fd, int bytes)
-{
-	int i, inq = 0;
-
-	for (i = 0; i < 500; i++) {
-		ioctl(fd, FIONREAD, &inq);
-		if (inq >= bytes)
-			return;
-		usleep(10000);
-	}
-}
-
-struct rx_result {
-	ssize_t ret;
-	int err;
-	int ndmabuf;
-	int nlinear;
-	uint32_t tokens[512];
-	struct dmabuf_cmsg frags[512];
-};
-
-static void devmem_recv(int fd, size_t len, void *ctrl, size_t ctrl_len,
-			int flags, struct rx_result *r)
-{
-	static char iov_buf[1 << 20];
-	struct iovec iov = { iov_buf, len };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctrl,
-		.msg_controllen = ctrl_len,
-	};
-	struct cmsghdr *cm;
-
-	memset(r, 0, sizeof(*r));
-	r->ret = recvmsg(fd, &msg, flags);
-	r->err = r->ret < 0 ? errno : 0;
-	if (r->ret <= 0 || !ctrl)
-		return;
-	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
-		struct dmabuf_cmsg *dc = (void *)CMSG_DATA(cm);
-
-		if (cm->cmsg_type == SCM_DEVMEM_LINEAR)
-			r->nlinear++;
-		if (cm->cmsg_type == SCM_DEVMEM_DMABUF && r->ndmabuf < 512) {
-			r->frags[r->ndmabuf] = *dc;
-			r->tokens[r->ndmabuf++] = dc->frag_token;
-		}
-	}
-}
-
-static int dontneed(int fd, const struct dmabuf_token *t, int n)
-{
-	int ret = setsockopt(fd, SOL_SOCKET, SO_DEVMEM_DONTNEED, t,
-			     n * sizeof(*t));
-
-	return ret < 0 ? -errno : ret;
-}
-
-static int dontneed_all(int fd, const struct rx_result *r)
-{
-	struct dmabuf_token t[128];
-	int i, n = 0, freed = 0;
-
-	for (i = 0; i < r->ndmabuf; i++) {
-		t[n].token_start = r->tokens[i];
-		t[n].token_count = 1;
-		if (++n == 128) {
-			freed += dontneed(fd, t, n);
-			n = 0;
-		}
-	}
-	return freed + (n ? dontneed(fd, t, n) : 0);
-}
-
 static char ctrl[80000];
 
 TEST_F(recv, frags_land_in_the_dmabuf_at_their_offsets)
@@ -250,7 +119,7 @@ TEST_F(recv, frags_land_in_the_dmabuf_at_their_offsets)
 	pid_t pid;
 	int fd, i;
 
-	pid = sender(self->ns, PORT_DEVMEM, bytes);
+	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, bytes);
 	fd = accept(self->lfd, NULL, NULL);
 	ASSERT_GE(fd, 0);
 	while (got < bytes) {
@@ -283,7 +152,7 @@ TEST_F(recv, reader_without_flag_gets_efault)
 	pid_t pid;
 	int fd;
 
-	pid = sender(self->ns, PORT_DEVMEM, 64 << 10);
+	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
 	fd = accept(self->lfd, NULL, NULL);
 	ASSERT_GE(fd, 0);
 	wait_inq(fd, 1);
@@ -299,7 +168,7 @@ TEST_F(recv, peek_is_refused)
 	pid_t pid;
 	int fd;
 
-	pid = sender(self->ns, PORT_DEVMEM, 64 << 10);
+	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
 	fd = accept(self->lfd, NULL, NULL);
 	wait_inq(fd, 1);
 	devmem_recv(fd, 4096, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM | MSG_PEEK,
@@ -316,7 +185,7 @@ TEST_F(recv, no_control_buffer_fails_and_loses_nothing)
 	pid_t pid;
 	int fd;
 
-	pid = sender(self->ns, PORT_DEVMEM, 64 << 10);
+	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
 	fd = accept(self->lfd, NULL, NULL);
 	wait_inq(fd, 1);
 
@@ -346,7 +215,7 @@ TEST_F(recv, room_for_one_cmsg_gives_one_frag)
 	pid_t pid;
 	int fd;
 
-	pid = sender(self->ns, PORT_DEVMEM, 64 << 10);
+	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
 	fd = accept(self->lfd, NULL, NULL);
 	wait_inq(fd, 8192);
 	devmem_recv(fd, 65536, ctrl, CMSG_SPACE(sizeof(struct dmabuf_cmsg)),
@@ -369,7 +238,7 @@ TEST_F(recv, dontneed_rejects_bad_input)
 	EXPECT_EQ(-EBADF, dontneed(udp, t, 1));
 	close(udp);
 
-	pid = sender(self->ns, PORT_DEVMEM, 4096);
+	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, 4096);
 	fd = accept(self->lfd, NULL, NULL);
 	EXPECT_EQ(-1, setsockopt(fd, SOL_SOCKET, SO_DEVMEM_DONTNEED, t, 4));
 	EXPECT_EQ(EINVAL, errno);
@@ -392,7 +261,7 @@ TEST_F(recv, dontneed_skips_unknown_freed_and_wrapping_tokens)
 	pid_t pid;
 	int fd, n;
 
-	pid = sender(self->ns, PORT_DEVMEM, 64 << 10);
+	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
 	fd = accept(self->lfd, NULL, NULL);
 	wait_inq(fd, 16384);
 	devmem_recv(fd, 65536, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
@@ -424,7 +293,7 @@ TEST_F(recv, tokens_come_out_contiguous)
 	pid_t pid;
 	int fd, i;
 
-	pid = sender(self->ns, PORT_DEVMEM, 128 << 10);
+	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, 128 << 10);
 	fd = accept(self->lfd, NULL, NULL);
 	wait_inq(fd, 32768);
 	devmem_recv(fd, 65536, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
@@ -445,9 +314,9 @@ TEST_F(recv, sockets_cannot_free_each_others_tokens)
 	pid_t pa, pb;
 	int a, b;
 
-	pa = sender(self->ns, PORT_DEVMEM, 32 << 10);
+	pa = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, 32 << 10);
 	a = accept(self->lfd, NULL, NULL);
-	pb = sender(self->ns, PORT_DEVMEM, 32 << 10);
+	pb = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, 32 << 10);
 	b = accept(self->lfd, NULL, NULL);
 	wait_inq(a, 8192);
 	wait_inq(b, 8192);
@@ -476,7 +345,7 @@ TEST_F(recv, closing_socket_with_tokens_releases_them)
 	pid_t pid;
 	int fd;
 
-	pid = sender(self->ns, PORT_DEVMEM, bytes);
+	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, bytes);
 	fd = accept(self->lfd, NULL, NULL);
 	while (got < bytes) {
 		devmem_recv(fd, bytes, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
@@ -513,7 +382,7 @@ TEST_F(recv, packet_socket_sees_headers_only)
 	ASSERT_GE(ps, 0);
 	ASSERT_EQ(0, bind(ps, (struct sockaddr *)&ll, sizeof(ll)));
 
-	pid = sender(self->ns, PORT_DEVMEM, bytes);
+	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, bytes);
 	fd = accept(self->lfd, NULL, NULL);
 	wait_inq(fd, bytes);
 	while ((n = recv(ps, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
@@ -546,7 +415,7 @@ TEST_F(recv, unsteered_flow_on_same_device_is_plain_tcp)
 	sa.sin_port = htons(PORT_HOST);
 	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&sa, sizeof(sa)));
 	ASSERT_EQ(0, listen(lfd, 1));
-	pid = sender(self->ns, PORT_HOST, bytes);
+	pid = sender_to(self->ns, RX_ADDR, PORT_HOST, bytes);
 	fd = accept(lfd, NULL, NULL);
 	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
 		for (i = 0; i < (size_t)n; i++)
@@ -612,7 +481,7 @@ static uint64_t queue_stat(const char *ifname, const char *name)
  * the NIC drops and counts, TCP retransmits, and the stream completes
  * once the tokens come back.
  */
-TEST_F(recv, exhausted_dmabuf_drops_then_recovers)
+TEST_F_TIMEOUT(recv, exhausted_dmabuf_drops_then_recovers, 180)
 {
 	size_t bytes = 24 << 20, got = 0, held = 0;
 	static struct rx_result r;
@@ -625,7 +494,7 @@ TEST_F(recv, exhausted_dmabuf_drops_then_recovers)
 	all = calloc(DMABUF_SIZE / 4096 + 1024, sizeof(*all));
 	ASSERT_NE(NULL, all);
 	fails0 = queue_stat(self->ifname, "rx3_alloc_fail");
-	pid = sender(self->ns, PORT_DEVMEM, bytes);
+	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, bytes);
 	fd = accept(self->lfd, NULL, NULL);
 	pfd.fd = fd;
 	pfd.events = POLLIN;

@@ -6,28 +6,12 @@
 
 cd "$(dirname "$0")" || exit 1
 . ../devmem/ktap.sh
+. ../devmem/devmem_env.sh
 
 ID=$((3000 + $$ % 50000))
-NS=hdsim-peer-$ID
 DBG=/sys/kernel/debug/hdsim/hdsim$ID/port0
 TMP=$(mktemp -d)
-
-cleanup()
-{
-	ip netns del "$NS" 2>/dev/null
-	echo "$ID" > /sys/bus/hdsim/del_device 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-port_name()
-{
-	local dev
-
-	for dev in /sys/bus/hdsim/devices/hdsim"$1"/net/*; do
-		[ "$(cat "$dev/dev_port")" = "$2" ] && basename "$dev"
-	done
-}
+trap 'hdsim_cleanup; rm -rf "$TMP"' EXIT
 
 # errno_is <strerror text> <command...>: the command reports that error
 errno_is()
@@ -70,21 +54,12 @@ if [ ! -d /sys/bus/hdsim ]; then
 	for i in $(seq 16); do ktap_skip "hdsim $i" "no hdsim driver"; done
 	ktap_finish
 fi
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+debugfs_mounted
 
 # 1. pairs
-echo "$ID 4" > /sys/bus/hdsim/new_device
-IF=$(port_name "$ID" 0)
-PEER=$(port_name "$ID" 1)
+hdsim_pair "$ID" "hdsim-peer-$ID" 198.51.100 2001:db8:1
+NS=$HDSIM_NS
 ktap_check "new_device creates a port pair" test -n "$IF" -a -n "$PEER"
-ip netns add "$NS"
-ip link set "$PEER" netns "$NS"
-ip addr add 198.51.100.1/24 dev "$IF"
-ip -6 addr add 2001:db8:1::1/64 dev "$IF" nodad
-ip link set "$IF" up
-ip -n "$NS" addr add 198.51.100.2/24 dev "$PEER"
-ip -n "$NS" -6 addr add 2001:db8:1::2/64 dev "$PEER" nodad
-ip -n "$NS" link set "$PEER" up
 sleep 0.2
 ktap_check "both ends up: carrier on" \
 	test "$(cat /sys/class/net/"$IF"/carrier)" = 1
