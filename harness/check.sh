@@ -106,9 +106,10 @@ if [ -s "$LOGS/kmemleak.log" ]; then
 fi
 if [ "$VARIANT" = debug ]; then
 	echo
+	leaks=$(grep -c '^unreferenced object' "$LOGS/kmemleak.log" 2>/dev/null || true)
 	echo "debug kernel: $(grep -cE "$splat" "$LOGS/console.log" "$LOGS/dmesg.log" 2>/dev/null |
 		awk -F: '{s += $2} END {print s + 0}') KASAN/lockdep/WARN reports," \
-		"$(grep -c '^unreferenced object' "$LOGS/kmemleak.log" 2>/dev/null || echo 0) kmemleak reports"
+		"${leaks:-0} kmemleak reports"
 fi
 
 # For check-all.sh, which sums the normal and the debug kernel's runs.
