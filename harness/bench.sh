@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make bench: what exists of the benchmark (issue 7). Today: the cost of
-# binding 64 MiB, 256 MiB and 1 GiB dmabufs (time, kernel memory per
-# 4 KiB net_iov), 5 runs each, median and spread, as a table and a CSV in
-# build/bench/; then receiver CPU per GiB and goodput, devmem vs plain
-# recv of the same stream (A/B interleaved, 3 runs at 64 KiB reads, 1 run
-# at 4 KiB and 1 MiB), and SO_DEVMEM_DONTNEED cost per token at batches
-# of 1, 16, 128 and the default. No plot yet.
+# make bench: boots the kernel once and runs harness/guest-bench.sh in it:
+# the cost of binding 64 MiB, 256 MiB and 1 GiB dmabufs (time, kernel
+# memory per 4 KiB net_iov; 5 runs each, median and spread); receiver CPU
+# per GiB and goodput, devmem vs plain recv() of the same stream (A/B
+# interleaved, 3 runs each at 4 KiB, 64 KiB and 1 MiB reads); syscalls,
+# cmsgs and CPU-copied payload bytes per GiB; SO_DEVMEM_DONTNEED cost per
+# token by batch size. Tables here, CSVs and a PNG plot in build/bench/.
+# Method and figures: bench/README.md.
 . "$(dirname "$0")/lib.sh"
 
 OUT=$BUILD/bench
@@ -17,6 +18,7 @@ VM_APPEND="udmabuf.size_limit_mb=1100" timeout --kill-after=15 900 \
 	"$REPO/harness/vm.sh" --exec \
 	"$REPO/harness/guest-bench.sh $KST $LOGS/bind.csv $LOGS/rx.csv" \
 	> "$LOGS/bench-console.log" 2>&1
+splats_in "$LOGS/bench-console.log" && die "the kernel reported problems during the bench"
 grep -q "^BENCH DONE" "$LOGS/bench-console.log" ||
 	{ tail -n 20 "$LOGS/bench-console.log"; die "benchmark run failed"; }
 cp "$LOGS/bind.csv" "$LOGS/rx.csv" "$OUT/"

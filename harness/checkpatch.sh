@@ -2,16 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # checkpatch.pl --strict over every patch in the series and every new file.
 # Fails on any ERROR or WARNING; CHECKs are printed and fail too unless
-# listed as accepted in harness/checkpatch-ignore.
+# listed as accepted in harness/data/checkpatch-ignore.
 . "$(dirname "$0")/lib.sh"
 
 # spdxcheck.py runs "python3" from PATH: use Debian's, which has ply.
 export PATH=/usr/bin:$PATH
 CP="$SRC/scripts/checkpatch.pl"
 [ -x "$CP" ] || die "no tree in $SRC (run: make tree)"
-IGNORE=$(grep -v '^#' "$REPO/harness/checkpatch-ignore" 2>/dev/null | xargs | tr ' ' ',')
+IGNORE=$(grep -v '^#' "$REPO/harness/data/checkpatch-ignore" 2>/dev/null | xargs | tr ' ' ',')
 OPTS=(--strict --no-signoff --quiet --show-types --color=never
-      --typedefsfile "$REPO/harness/checkpatch-typedefs"
+      --typedefsfile "$REPO/harness/data/checkpatch-typedefs"
       ${IGNORE:+--ignore "$IGNORE"})
 
 fail=0

@@ -13,13 +13,7 @@ timeout --kill-after=15 "${VM_TIMEOUT:-1800}" "$REPO/harness/vm.sh" --exec \
 set -e
 # the guest's own output, without the kernel console
 sed -n '/^--- creating/,/^DEMO \(PASSED\|FAILED\)/p' "$LOGS/demo-console.log"
-splat='(Kernel panic|BUG:|WARNING:|Oops|general protection|KASAN)'
-if grep -qE "$splat" "$LOGS/demo-console.log"; then
-	echo
-	echo "!!! the kernel reported problems during the demo:"
-	grep -E -A 12 "$splat" "$LOGS/demo-console.log" | head -n 40
-	exit 1
-fi
+splats_in "$LOGS/demo-console.log" && exit 1
 if grep -q '^DEMO PASSED' "$LOGS/demo-console.log"; then
 	exit 0
 fi

@@ -8,12 +8,12 @@ CSV=$2
 RXCSV=$3
 BIN=$KST/drivers/net/devmem/ncdevmem
 REPS=5
+NS=bench-peer
 export PATH=$PATH:/usr/sbin:/sbin
+. "$KST/drivers/net/lib/hdsim_env.sh"
 
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-echo "8 4" > /sys/bus/hdsim/new_device || exit 1
-IF=$(basename "$(ls -d /sys/bus/hdsim/devices/hdsim8/net/* | head -n1)")
-ip link set "$IF" up
+debugfs_mounted
+hdsim_pair 8 $NS 192.0.2 2001:db8:2 || exit 1
 
 echo "size_mib,run,niovs,kernel_bind_us,netlink_bind_us,mem_bytes,bytes_per_niov" > "$CSV"
 for mib in 64 256 1024; do
@@ -27,13 +27,6 @@ done
 
 # Receive: the same sender and stream into devmem (recvmsg + DONTNEED)
 # and into a plain recv() buffer, interleaved.
-NS=bench-peer
-PEER=$(basename "$(ls -d /sys/bus/hdsim/devices/hdsim8/net/* | grep -v "/$IF$" | head -n1)")
-ip netns add $NS
-ip link set "$PEER" netns $NS
-ip addr add 192.0.2.1/24 dev "$IF"
-ip -n $NS addr add 192.0.2.2/24 dev "$PEER"
-ip -n $NS link set "$PEER" up
 MIB=64
 head -c $((MIB << 20)) /dev/zero | tr '\0' 'x' > /tmp/bench.data
 
@@ -52,10 +45,7 @@ rx()
 	taskset -c 1 "$BIN" -l -s 192.0.2.1 -p $port --read-size "$rs" $args \
 		> /tmp/rx.out 2> /tmp/rx.log &
 	local pid=$!
-	for i in $(seq 300); do
-		grep -q "^listening" /tmp/rx.log && break
-		sleep 0.1
-	done
+	wait_line /tmp/rx.log "^listening"
 	ip netns exec $NS taskset -c 0 socat -u FILE:/tmp/bench.data \
 		TCP:192.0.2.1:$port
 	wait $pid || { cat /tmp/rx.log; return 1; }

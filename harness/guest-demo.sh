@@ -11,25 +11,17 @@ NS=demo-peer
 ID=7
 PORT=5201
 export PATH=$PATH:/usr/sbin:/sbin
+. "$KST/drivers/net/lib/hdsim_env.sh"
 
 step() { printf '\n--- %s\n' "$*"; }
 fail() { printf '\nDEMO FAILED: %s\n' "$*"; exit 1; }
 
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+debugfs_mounted
 [ -x "$BIN" ] || fail "no ncdevmem in $KST"
 
 step "creating the header-split test NIC (hdsim, 4 queues) and a peer namespace"
-echo "$ID 4" > /sys/bus/hdsim/new_device || fail "no hdsim driver"
-for d in /sys/bus/hdsim/devices/hdsim$ID/net/*; do
-	[ "$(cat "$d/dev_port")" = 0 ] && IF=$(basename "$d")
-	[ "$(cat "$d/dev_port")" = 1 ] && PEER=$(basename "$d")
-done
-ip netns add $NS
-ip link set "$PEER" netns $NS
-ip addr add 192.0.2.1/24 dev "$IF"
-ip link set "$IF" up
-ip -n $NS addr add 192.0.2.2/24 dev "$PEER"
-ip -n $NS link set "$PEER" up
+[ -d /sys/bus/hdsim ] || fail "no hdsim driver"
+hdsim_pair $ID $NS 192.0.2 2001:db8:2 || fail "cannot create the hdsim pair"
 echo "receiver: $IF (192.0.2.1)   sender: $PEER in netns $NS (192.0.2.2)"
 
 step "sender data: $MIB MiB of upstream's validation pattern (1..6, \\n)"
@@ -41,11 +33,7 @@ step "ncdevmem: tcp-data-split on, flow rule to queue 3, RSS on 0-2, 64 MiB udma
 "$BIN" -l -f "$IF" -s 192.0.2.1 -p $PORT -v 7 --sha256 --stats \
 	> /tmp/demo.out 2> /tmp/demo.log &
 RX=$!
-for i in $(seq 300); do
-	grep -q "^listening" /tmp/demo.log && break
-	sleep 0.1
-done
-grep -q "^listening" /tmp/demo.log || fail "ncdevmem: $(cat /tmp/demo.log)"
+wait_line /tmp/demo.log "^listening" || fail "ncdevmem: $(cat /tmp/demo.log)"
 grep "^bound" /tmp/demo.log
 "$BIN" -f "$IF" --show-queues | sed 's/^/  /'
 

@@ -14,12 +14,21 @@ cd "$KST" || exit 1
 # point it at the console, so point it back at our stdout: a real file.
 [ "$(readlink /dev/stdout)" = /proc/self/fd/1 ] || ln -sf /proc/self/fd/1 /dev/stdout
 : > "$LOGS/kselftest.log"
+: > "$LOGS/kselftest.times"
 # Debug kernels: forget what boot allocated, so that only leaks made while
 # the tests ran are reported.
 KMEMLEAK=/sys/kernel/debug/kmemleak
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 [ -w $KMEMLEAK ] && echo clear > $KMEMLEAK
-./run_kselftest.sh "$@" >> "$LOGS/kselftest.log" 2>&1
+# Every line also goes, with the time it was printed, to kselftest.times
+# (bash's clock: no fork per line, which costs seconds on a debug kernel).
+./run_kselftest.sh "$@" 2>&1 | {
+	exec 3>> "$LOGS/kselftest.log" 4>> "$LOGS/kselftest.times"
+	while IFS= read -r line; do
+		printf '%s\n' "$line" >&3
+		printf '%s %s\n' "$EPOCHREALTIME" "$line" >&4
+	done
+}
 if [ -w $KMEMLEAK ]; then
 	# An object must be unreferenced over two scans (and 5 s old) to be
 	# reported; RCU-freed objects need a grace period first.

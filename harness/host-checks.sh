@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Checks that run on the host before the VM; results go to
-# build/logs/host-results in the format check.sh reports.
+# build/logs/host-results in the format run-kselftests.sh reports.
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$LOGS"
 out=$LOGS/host-results
 : > "$out"
 
-for c in $(grep -v '^#' "$REPO/harness/host-checks" | xargs); do
+for c in $(grep -v '^#' "$REPO/harness/data/host-checks" | xargs); do
 	say "host check: $c"
 	if "$REPO/harness/$c.sh" > "$LOGS/$c.log" 2>&1; then
 		printf 'PASS\thost/%s\n' "$c" >> "$out"

@@ -48,3 +48,37 @@ need_cmd() {
 vng_bin() {
 	echo "$VENV/bin/vng"
 }
+
+# What in a guest kernel log fails any run: oopses and WARNs, sanitizers,
+# lockdep, hung tasks, kmemleak. One regex for check, demo and bench.
+SPLAT_RE='(Kernel panic|BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|kmemleak: [0-9]+ new suspected|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU|INFO: task .* blocked)'
+
+# splats_in <log...>: print the problems found with context; status 0 if any
+splats_in()
+{
+	grep -qsE "$SPLAT_RE" "$@" || return 1
+	echo
+	echo "!!! the kernel reported problems:"
+	grep -hsE -A 12 "$SPLAT_RE" "$@" | head -n 60
+	return 0
+}
+
+# splat_count <log...>: how many problem lines the logs hold
+splat_count()
+{
+	grep -csE "$SPLAT_RE" "$@" | awk -F: '{s += $NF} END {print s + 0}'
+}
+
+# summary <results file...>: the closing line from PASS/FAIL/SKIP lines
+summary()
+{
+	local all passed failed skipped line
+
+	all=$(cat "$@" 2>/dev/null || true)
+	passed=$(echo "$all" | grep -c '^PASS' || true)
+	failed=$(echo "$all" | grep -c '^FAIL' || true)
+	skipped=$(echo "$all" | grep -c '^SKIP' || true)
+	line="$passed passed, $failed failed"
+	[ "$skipped" -gt 0 ] && line="$line, $skipped skipped"
+	echo "$line"
+}

@@ -95,7 +95,7 @@ fail=0
 for f in $(ls "$OUT"/*.patch | grep -v '/0000-'); do
 	(cd "$SRC" && scripts/checkpatch.pl --strict --quiet --color=never \
 		--ignore FILE_PATH_CHANGES \
-		--typedefsfile "$REPO/harness/checkpatch-typedefs" "$f") || { echo "  ^ $(basename "$f")"; fail=1; }
+		--typedefsfile "$REPO/harness/data/checkpatch-typedefs" "$f") || { echo "  ^ $(basename "$f")"; fail=1; }
 done
 git -C "$SRC" worktree remove --force "$VERIFY"
 git -C "$SRC" worktree remove --force "$WT"

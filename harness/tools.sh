@@ -9,7 +9,7 @@ KMAKE=(make -C "$SRC" O="$OBJ" LOCALVERSION="$LOCALVERSION")
 say "tools: headers_install -> $HDR"
 "${KMAKE[@]}" -s headers_install INSTALL_HDR_PATH="$HDR"
 
-TARGETS=$(cat "$REPO/harness/kselftest-targets" | grep -v '^#' | xargs)
+TARGETS=$(cat "$REPO/harness/data/kselftest-targets" | grep -v '^#' | xargs)
 say "tools: building kselftests ($TARGETS)"
 rm -rf "$KST"
 mkdir -p "$LOGS"

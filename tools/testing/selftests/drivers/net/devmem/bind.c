@@ -19,6 +19,7 @@
 #include "../../../kselftest_harness.h"
 #include "devmem_lib.h"
 #include "devmem_nl.h"
+#include "netcfg.h"
 
 #define DMABUF_SIZE	(8 << 20)
 #define NQUEUES		4
@@ -43,7 +44,7 @@ FIXTURE_SETUP(bind)
 	ASSERT_EQ(0, hdsim_new(self->dev_id, NQUEUES));
 	self->ifindex = hdsim_port(self->dev_id, 0, self->ifname);
 	ASSERT_GT(self->ifindex, 0);
-	ASSERT_EQ(0, run("ip link set dev %s up", self->ifname));
+	ASSERT_EQ(0, link_set_up(NULL, self->ifindex));
 	ASSERT_EQ(0, devmem_nl_open(&self->nl));
 	ASSERT_EQ(0, ethtool_set_hds(&self->nl, self->ifindex, true));
 	self->dmabuf = udmabuf_alloc(DMABUF_SIZE, NULL);

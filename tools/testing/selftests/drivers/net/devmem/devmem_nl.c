@@ -279,6 +279,21 @@ int devmem_bind_rx(struct devmem_nl *nl, uint32_t ifindex, int dmabuf_fd,
 				  ifindex, dmabuf_fd, queues, n, id);
 }
 
+int devmem_bind_rx_range(struct devmem_nl *nl, uint32_t ifindex,
+			 int dmabuf_fd, int first, int n, uint32_t *id)
+{
+	struct devmem_queue q[64];
+	int i;
+
+	if (n < 1 || n > 64)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		q[i].id = first + i;
+		q[i].type = UP_NETDEV_QUEUE_TYPE_RX;
+	}
+	return devmem_bind_rx(nl, ifindex, dmabuf_fd, q, n, id);
+}
+
 int devmem_queue_get(struct devmem_nl *nl, uint32_t ifindex, uint32_t qid,
 		     uint32_t type, uint32_t *dmabuf_id)
 {

@@ -70,6 +70,9 @@ int devmem_nl_family(struct devmem_nl *nl, const char *name, uint16_t *id,
 
 int devmem_bind_rx(struct devmem_nl *nl, uint32_t ifindex, int dmabuf_fd,
 		   const struct devmem_queue *queues, int n, uint32_t *id);
+/* bind-rx of RX queues @first..@first + @n - 1 (at most 64) */
+int devmem_bind_rx_range(struct devmem_nl *nl, uint32_t ifindex,
+			 int dmabuf_fd, int first, int n, uint32_t *id);
 /* Raw bind-rx: @attrs selects which attributes are sent. */
 #define BIND_IFINDEX	1
 #define BIND_FD		2

@@ -5,10 +5,11 @@
 # dmabuf, and every binding is gone afterwards.
 
 cd "$(dirname "$0")" || exit 1
-. ./ktap.sh
+. ../lib/ktap.sh
+. ../lib/hdsim_env.sh
 . ./devmem_env.sh
 
-ID=$((2000 + $$ % 50000))
+ID=22
 PORT=5201
 PATTERN=$(printf '\001\002\003\004\005\006')
 TMP=$(mktemp -d)

@@ -8,6 +8,7 @@
 #define DEVMEM_TRAFFIC_H
 
 #include <arpa/inet.h>
+#include <stdint.h>
 #include <sched.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -150,6 +151,127 @@ static inline int dontneed_all(int fd, const struct rx_result *r)
 		}
 	}
 	return freed + (n ? dontneed(fd, t, n) : 0);
+}
+
+static inline size_t check_pattern(const uint8_t *p, size_t len, size_t off)
+{
+	size_t i, bad = 0;
+
+	for (i = 0; i < len; i++)
+		bad += p[i] != pattern_at(off + i);
+	return bad;
+}
+
+/* What a validating receive loop saw, in stream order. */
+struct stream {
+	size_t bytes;		/* validated */
+	size_t devmem;		/* of which from the dmabuf */
+	size_t host;		/* of which copied to the iovec */
+	size_t errors;		/* bytes that were not the pattern */
+	size_t frags;
+	size_t map_size;	/* frags must end inside it (0: no check) */
+	uint32_t *held;		/* if set, tokens kept (recv_step @keep) */
+	size_t nheld;
+	/* where binding @id's dmabuf starts in @map (NULL: at @map) */
+	const uint8_t *(*frag_base)(const uint8_t *map, uint32_t id);
+};
+
+/* One devmem cmsg: validate its bytes, in the dmabuf or the iovec. */
+static inline void stream_frag(struct stream *st, const struct cmsghdr *cm,
+			       const uint8_t *map, const uint8_t *iov_buf)
+{
+	const struct dmabuf_cmsg *dc = (const void *)CMSG_DATA(cm);
+	const uint8_t *base;
+
+	if (cm->cmsg_type == SCM_DEVMEM_LINEAR) {
+		st->errors += check_pattern(iov_buf, dc->frag_size, st->bytes);
+		st->host += dc->frag_size;
+		st->bytes += dc->frag_size;
+		return;
+	}
+	base = st->frag_base ? st->frag_base(map, dc->dmabuf_id) : map;
+	if (!base || (st->map_size &&
+		      dc->frag_offset + dc->frag_size > st->map_size))
+		st->errors += dc->frag_size;
+	else
+		st->errors += check_pattern(base + dc->frag_offset,
+					    dc->frag_size, st->bytes);
+	st->devmem += dc->frag_size;
+	st->bytes += dc->frag_size;
+	st->frags++;
+}
+
+/*
+ * One recvmsg(MSG_SOCK_DEVMEM) with @ctrl_len bytes of control buffer:
+ * validate what it returned, device or host memory, and give the tokens
+ * back unless @keep (then they go to @st->held if set). Returns recvmsg's
+ * value.
+ */
+static inline ssize_t recv_step(int fd, const uint8_t *map, struct stream *st,
+				bool keep, size_t ctrl_len)
+{
+	static uint8_t iov_buf[1 << 20];
+	static char ctrl[80000];
+	struct iovec iov = { iov_buf, sizeof(iov_buf) };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctrl,
+		.msg_controllen = ctrl_len < sizeof(ctrl) ? ctrl_len : sizeof(ctrl),
+	};
+	struct dmabuf_token t[128];
+	struct cmsghdr *cm;
+	bool cmsgs = false;
+	ssize_t ret;
+	int n = 0;
+
+	ret = recvmsg(fd, &msg, MSG_SOCK_DEVMEM);
+	if (ret <= 0)
+		return ret;
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		const struct dmabuf_cmsg *dc = (const void *)CMSG_DATA(cm);
+
+		if (cm->cmsg_level != SOL_SOCKET ||
+		    (cm->cmsg_type != SCM_DEVMEM_LINEAR &&
+		     cm->cmsg_type != SCM_DEVMEM_DMABUF))
+			continue;
+		cmsgs = true;
+		stream_frag(st, cm, map, iov_buf);
+		if (cm->cmsg_type != SCM_DEVMEM_DMABUF)
+			continue;
+		if (keep) {
+			if (st->held)
+				st->held[st->nheld++] = dc->frag_token;
+			continue;
+		}
+		t[n].token_start = dc->frag_token;
+		t[n].token_count = 1;
+		if (++n == 128) {
+			dontneed(fd, t, n);
+			n = 0;
+		}
+	}
+	if (n)
+		dontneed(fd, t, n);
+	if (!cmsgs) {
+		/* a queue without the dmabuf: plain data in the iovec */
+		st->errors += check_pattern(iov_buf, ret, st->bytes);
+		st->host += ret;
+		st->bytes += ret;
+	}
+	return ret;
+}
+
+/* Receive until EOF (or an error, or @until bytes); tokens returned. */
+static inline ssize_t recv_stream(int fd, const uint8_t *map,
+				  struct stream *st, size_t until)
+{
+	ssize_t ret = 1;
+
+	while (st->bytes < until &&
+	       (ret = recv_step(fd, map, st, false, SIZE_MAX)) > 0)
+		;
+	return ret;
 }
 
 #endif /* DEVMEM_TRAFFIC_H */

@@ -21,6 +21,7 @@
 #include <linux/netlink.h>
 
 #include "../../../kselftest_harness.h"
+#include "devmem_fixture.h"
 #include "devmem_lib.h"
 #include "devmem_nl.h"
 #include "devmem_traffic.h"
@@ -43,73 +44,35 @@ static unsigned int env_uint(const char *name, unsigned int def)
 
 FIXTURE(fuzz)
 {
-	struct devmem_nl nl;
-	unsigned int dev_id;
-	char ifname[IFNAMSIZ];
-	char peer[IFNAMSIZ];
-	char ns[32];
-	int ifindex;
-	int dmabuf;
-	uint8_t *map;
-	int lfd;
+	struct devmem_env env;
 };
 
 FIXTURE_SETUP(fuzz)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	int one = 1;
+	const struct devmem_env_cfg cfg = {
+		.name = "fuzz",
+		.dev_id = 33,
+		.rx_addr = RX_ADDR,
+		.tx_addr = TX_ADDR,
+		.rss_queues = 2,
+		.steer_port = PORT,
+		.steer_queue = 3,
+		.dmabuf_size = DMABUF_SIZE,
+		.bind_queue = -1,
+		.listen_port = PORT,
+	};
 
-	self->dmabuf = -1;
-	self->lfd = -1;
-	self->dev_id = 7000 + getpid() % 50000;
-	snprintf(self->ns, sizeof(self->ns), "fuzz-%u", self->dev_id);
-	if (access(HDSIM_SYS, F_OK))
+	if (!devmem_env_available())
 		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
-	debugfs_mount();
 	seed = env_uint("FUZZ_SEED", time(NULL));
 	srandom(seed);
 	TH_LOG("seed %u (FUZZ_SEED=%u to replay)", seed, seed);
-
-	ASSERT_EQ(0, hdsim_new(self->dev_id, 4));
-	self->ifindex = hdsim_port(self->dev_id, 0, self->ifname);
-	ASSERT_GT(self->ifindex, 0);
-	ASSERT_GT(hdsim_port(self->dev_id, 1, self->peer), 0);
-	ASSERT_EQ(0, run("ip netns add %s", self->ns));
-	ASSERT_EQ(0, run("ip link set %s netns %s", self->peer, self->ns));
-	ASSERT_EQ(0, run("ip -n %s addr add %s/24 dev %s", self->ns, TX_ADDR,
-			 self->peer));
-	ASSERT_EQ(0, run("ip -n %s link set %s up", self->ns, self->peer));
-	ASSERT_EQ(0, run("ip addr add %s/24 dev %s", RX_ADDR, self->ifname));
-	ASSERT_EQ(0, run("ip link set %s up", self->ifname));
-	ASSERT_EQ(0, run("ethtool -X %s equal 2", self->ifname));
-	ASSERT_EQ(0, run("ethtool -K %s ntuple on", self->ifname));
-	ASSERT_EQ(0, run("ethtool -N %s flow-type tcp4 dst-port %d action 3 >/dev/null",
-			 self->ifname, PORT));
-	ASSERT_EQ(0, devmem_nl_open(&self->nl));
-	ASSERT_EQ(0, ethtool_set_hds(&self->nl, self->ifindex, true));
-	self->dmabuf = udmabuf_alloc(DMABUF_SIZE, NULL);
-	ASSERT_GE(self->dmabuf, 0);
-	self->map = mmap(NULL, DMABUF_SIZE, PROT_READ, MAP_SHARED,
-			 self->dmabuf, 0);
-	ASSERT_NE(MAP_FAILED, self->map);
-
-	self->lfd = socket(AF_INET, SOCK_STREAM, 0);
-	setsockopt(self->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	sa.sin_port = htons(PORT);
-	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&sa, sizeof(sa)));
-	ASSERT_EQ(0, listen(self->lfd, 4));
+	ASSERT_EQ(0, devmem_env_setup(&self->env, &cfg));
 }
 
 FIXTURE_TEARDOWN(fuzz)
 {
-	if (self->lfd >= 0)
-		close(self->lfd);
-	devmem_nl_close(&self->nl);
-	if (self->dmabuf >= 0)
-		close(self->dmabuf);
-	run("ip netns del %s 2>/dev/null", self->ns);
-	hdsim_del(self->dev_id);
-	EXPECT_EQ(0, devmem_wait_bindings(0, 10000));
+	EXPECT_EQ(0, devmem_env_teardown(&self->env));
 }
 
 /* Netlink */
@@ -310,9 +273,9 @@ TEST_F_TIMEOUT(fuzz, netdev_netlink_random_and_mutated_messages, 1800)
 {
 	unsigned long want = env_uint("FUZZ_NL_MSGS", 100000), other = 0;
 	struct nl_fuzz f = {
-		.family = self->nl.netdev_family,
-		.ifindex = self->ifindex,
-		.dmabuf = self->dmabuf,
+		.family = self->env.nl.netdev_family,
+		.ifindex = self->env.ifindex,
+		.dmabuf = self->env.dmabuf,
 	};
 	int e;
 
@@ -451,21 +414,22 @@ static void dontneed_sweep(int fd, struct token_model *m,
 
 TEST_F_TIMEOUT(fuzz, recvmsg_sizes_and_dontneed_arrays, 600)
 {
-	size_t bytes = 16 << 20, got = 0, bad = 0, toosmall = 0, calls = 0;
+	struct stream st = { .map_size = DMABUF_SIZE };
+	size_t bytes = 16 << 20, toosmall = 0, calls = 0;
 	static struct token_model m;
 	static uint8_t iov_buf[256 << 10];
 	static char ctrl[16384];
 	pid_t pid;
 	int fd;
 
-	ASSERT_EQ(0, devmem_bind_rx(&self->nl, self->ifindex, self->dmabuf,
+	ASSERT_EQ(0, devmem_bind_rx(&self->env.nl, self->env.ifindex, self->env.dmabuf,
 				    &(struct devmem_queue){ 3, 0 }, 1,
 				    &(uint32_t){ 0 }));
-	pid = sender_to(self->ns, RX_ADDR, PORT, bytes);
-	fd = accept(self->lfd, NULL, NULL);
+	pid = sender_to(self->env.ns, RX_ADDR, PORT, bytes);
+	fd = accept(self->env.lfd, NULL, NULL);
 	ASSERT_GE(fd, 0);
 
-	while (got < bytes) {
+	while (st.bytes < bytes) {
 		struct iovec iov = { iov_buf, 1 + random() % sizeof(iov_buf) };
 		struct msghdr msg = {
 			.msg_iov = &iov,
@@ -489,29 +453,20 @@ TEST_F_TIMEOUT(fuzz, recvmsg_sizes_and_dontneed_arrays, 600)
 		EXPECT_EQ(0, msg.msg_flags & MSG_CTRUNC);
 		for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
 			struct dmabuf_cmsg *dc = (void *)CMSG_DATA(cm);
-			size_t i;
 
 			cmsgs = true;
-			if (cm->cmsg_type == SCM_DEVMEM_LINEAR) {
-				for (i = 0; i < dc->frag_size; i++)
-					bad += iov_buf[i] != pattern_at(got + i);
-			} else {
-				ASSERT_EQ(SCM_DEVMEM_DMABUF, cm->cmsg_type);
-				ASSERT_LE(dc->frag_offset + dc->frag_size,
-					  DMABUF_SIZE);
-				for (i = 0; i < dc->frag_size; i++)
-					bad += self->map[dc->frag_offset + i] !=
-					       pattern_at(got + i);
+			if (cm->cmsg_type == SCM_DEVMEM_DMABUF) {
 				ASSERT_LT(dc->frag_token, MAX_TOKEN);
 				model_take(&m, dc->frag_token);
+			} else {
+				ASSERT_EQ(SCM_DEVMEM_LINEAR, cm->cmsg_type);
 			}
-			got += dc->frag_size;
+			stream_frag(&st, cm, self->env.map, iov_buf);
 		}
 		if (!cmsgs) {
 			/* plain data from host memory */
-			for (ssize_t i = 0; i < ret; i++)
-				bad += iov_buf[i] != pattern_at(got + i);
-			got += ret;
+			st.errors += check_pattern(iov_buf, ret, st.bytes);
+			st.bytes += ret;
 		}
 		/* random DONTNEED calls after most reads */
 		while (random() % 4)
@@ -522,8 +477,8 @@ TEST_F_TIMEOUT(fuzz, recvmsg_sizes_and_dontneed_arrays, 600)
 	}
 	dontneed_sweep(fd, &m, _metadata);
 	EXPECT_EQ(0, m.held_count);
-	EXPECT_EQ(bytes, got);
-	EXPECT_EQ(0, bad);
+	EXPECT_EQ(bytes, st.bytes);
+	EXPECT_EQ(0, st.errors);
 	TH_LOG("%zu recvmsg calls, %zu of them ETOOSMALL", calls, toosmall);
 	TH_LOG("%lu DONTNEED calls: %lu tokens freed, %lu EINVAL, %lu EFAULT",
 	       m.calls, m.freed, m.einval, m.efault);

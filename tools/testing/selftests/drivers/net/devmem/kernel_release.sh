@@ -4,7 +4,7 @@
 # ends in -devmem and its release and version strings match the build's.
 
 cd "$(dirname "$0")" || exit 1
-. ./ktap.sh
+. ../lib/ktap.sh
 
 ktap_plan 3
 

@@ -25,7 +25,6 @@
 #define __iovec_defined 1
 
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -44,14 +43,14 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <linux/dma-buf.h>
-#include <linux/dma-heap.h>
 #include <linux/ethtool_netlink.h>
 #include <openssl/evp.h>
 
 #include "devmem_lib.h"
 #include "devmem_nl.h"
+#include "ncdevmem.h"
+#include "netcfg.h"
 
 #ifndef MSG_SOCK_DEVMEM
 #define MSG_SOCK_DEVMEM		0x2000000
@@ -61,7 +60,6 @@
 #define CTRL_LEN		80000
 #define MAX_TOKENS		128
 #define MAX_TOKEN_FRAGS		1024
-#define KSFT_SKIP		4	/* exit status: skipped (kselftest) */
 
 static const char *ifname;
 static const char *server_ip;
@@ -82,6 +80,7 @@ static int dontneed_batch = MAX_TOKEN_FRAGS;
 static uint64_t dontneed_ns;
 
 static atomic_bool stop;
+static struct devmem_mem mem;
 
 /* what the server changed on the NIC, to put back */
 static struct {
@@ -160,286 +159,16 @@ static void on_signal(int sig)
 	atomic_store(&stop, true);
 }
 
-static int shell(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	ret = system(cmd);
-	return WIFEXITED(ret) ? WEXITSTATUS(ret) : -1;
-}
-
-/* Memory sources */
-
-static int alloc_udmabuf(size_t size)
-{
-	int fd = udmabuf_alloc(size, NULL);
-
-	if (fd < 0)
-		fprintf(stderr, "udmabuf: %s (CONFIG_UDMABUF? size above udmabuf.size_limit_mb?)\n",
-			strerror(-fd));
-	return fd;
-}
-
-static int alloc_heap(size_t size)
-{
-	struct dma_heap_allocation_data data = {
-		.len = size,
-		.fd_flags = O_RDWR | O_CLOEXEC,
-	};
-	int heap, ret;
-
-	heap = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
-	if (heap < 0) {
-		fprintf(stderr, "dma heap: /dev/dma_heap/system: %s\n",
-			strerror(errno));
-		return -errno;
-	}
-	ret = ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &data);
-	close(heap);
-	if (ret) {
-		fprintf(stderr, "dma heap: alloc: %s\n", strerror(errno));
-		return -errno;
-	}
-	return data.fd;
-}
-
-/*
- * GPU exporters, loaded at run time only if their library is installed, so
- * that ncdevmem builds without GPU headers. The few entry points used are
- * declared here with plain C types; a GPU dmabuf cannot be mmap()ed, so
- * fragments are read back for validation with the runtime's copy.
- */
-#define CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED	124
-#define CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD	1
-#define HIP_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD	1
-#define HIP_MEMCPY_DEVICE_TO_HOST		2
-
-static struct {
-	void *lib;
-	const char *name;
-	uint64_t dptr;		/* device address of the allocation */
-	int (*copy)(void *dst, uint64_t src, size_t len);
-	const char *(*strerror)(int err);
-} gpu;
-
-static struct {
-	int (*init)(unsigned int flags);
-	int (*device_get)(int *dev, int ordinal);
-	int (*attribute)(int *val, int attr, int dev);
-	int (*ctx_retain)(void **ctx, int dev);
-	int (*ctx_set)(void *ctx);
-	int (*alloc)(uint64_t *dptr, size_t size);
-	int (*export)(void *fd, uint64_t dptr, size_t size, int type,
-		      unsigned long long flags);
-	int (*dtoh)(void *dst, uint64_t src, size_t len);
-	int (*error_string)(int err, const char **str);
-} cu;
-
-static struct {
-	int (*init)(unsigned int flags);
-	int (*device_count)(int *count);
-	int (*set_device)(int dev);
-	int (*alloc)(void **ptr, size_t size);
-	int (*export)(void *fd, void *dptr, size_t size, int type,
-		      unsigned long long flags);
-	int (*memcpy)(void *dst, const void *src, size_t len, int kind);
-	const char *(*error_string)(int err);
-} hip;
-
-static const char *cu_strerror(int err)
-{
-	const char *str = NULL;
-
-	if (cu.error_string)
-		cu.error_string(err, &str);
-	return str ? str : "unknown CUDA error";
-}
-
-static int cu_copy(void *dst, uint64_t src, size_t len)
-{
-	return cu.dtoh(dst, src, len);
-}
-
-static const char *hip_strerror(int err)
-{
-	return hip.error_string ? hip.error_string(err) : "unknown HIP error";
-}
-
-static int hip_copy(void *dst, uint64_t src, size_t len)
-{
-	return hip.memcpy(dst, (void *)(uintptr_t)src, len,
-			  HIP_MEMCPY_DEVICE_TO_HOST);
-}
-
-/* Resolve @name into @fn; false (and a message naming it) if missing. */
-static bool gpu_sym(void *fn, const char *name)
-{
-	void *sym = dlsym(gpu.lib, name);
-
-	if (!sym)
-		fprintf(stderr, "%s: runtime has no %s (too old for dmabuf export)\n",
-			gpu.name, name);
-	memcpy(fn, &sym, sizeof(sym));
-	return sym;
-}
-
-/* Returns a dmabuf fd, -ENODEV when there is no GPU (skip), or -errno. */
-static int alloc_cuda(size_t size)
-{
-	int err, dev, supported = 0, fd = -1;
-	void *ctx;
-
-	if (!gpu_sym(&cu.init, "cuInit") ||
-	    !gpu_sym(&cu.device_get, "cuDeviceGet") ||
-	    !gpu_sym(&cu.attribute, "cuDeviceGetAttribute") ||
-	    !gpu_sym(&cu.ctx_retain, "cuDevicePrimaryCtxRetain") ||
-	    !gpu_sym(&cu.ctx_set, "cuCtxSetCurrent") ||
-	    !gpu_sym(&cu.alloc, "cuMemAlloc_v2") ||
-	    !gpu_sym(&cu.export, "cuMemGetHandleForAddressRange") ||
-	    !gpu_sym(&cu.dtoh, "cuMemcpyDtoH_v2"))
-		return -EOPNOTSUPP;
-	gpu_sym(&cu.error_string, "cuGetErrorString");
-	gpu.strerror = cu_strerror;
-	gpu.copy = cu_copy;
-
-	err = cu.init(0);
-	if (!err)
-		err = cu.device_get(&dev, 0);
-	if (err) {
-		fprintf(stderr, "cuda: no usable GPU (%s): skipping\n",
-			cu_strerror(err));
-		return -ENODEV;
-	}
-	err = cu.attribute(&supported, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED,
-			   dev);
-	if (err || !supported) {
-		fprintf(stderr, "cuda: GPU 0 cannot export dmabufs (driver or kernel too old?)\n");
-		return -EOPNOTSUPP;
-	}
-	err = cu.ctx_retain(&ctx, dev);
-	if (!err)
-		err = cu.ctx_set(ctx);
-	if (!err)
-		err = cu.alloc(&gpu.dptr, size);
-	if (!err)
-		err = cu.export(&fd, gpu.dptr, size,
-				CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
-	if (err) {
-		fprintf(stderr, "cuda: %s\n", cu_strerror(err));
-		return -EIO;
-	}
-	return fd;
-}
-
-static int alloc_rocm(size_t size)
-{
-	int err, count = 0, fd = -1;
-	void *ptr = NULL;
-
-	if (!gpu_sym(&hip.init, "hipInit") ||
-	    !gpu_sym(&hip.device_count, "hipGetDeviceCount") ||
-	    !gpu_sym(&hip.set_device, "hipSetDevice") ||
-	    !gpu_sym(&hip.alloc, "hipMalloc") ||
-	    !gpu_sym(&hip.export, "hipMemGetHandleForAddressRange") ||
-	    !gpu_sym(&hip.memcpy, "hipMemcpy"))
-		return -EOPNOTSUPP;
-	gpu_sym(&hip.error_string, "hipGetErrorString");
-	gpu.strerror = hip_strerror;
-	gpu.copy = hip_copy;
-
-	err = hip.init(0);
-	if (!err)
-		err = hip.device_count(&count);
-	if (err || !count) {
-		fprintf(stderr, "rocm: no usable GPU (%s): skipping\n",
-			err ? hip_strerror(err) : "no device");
-		return -ENODEV;
-	}
-	err = hip.set_device(0);
-	if (!err)
-		err = hip.alloc(&ptr, size);
-	if (!err)
-		err = hip.export(&fd, ptr, size,
-				 HIP_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
-	if (err) {
-		fprintf(stderr, "rocm: %s\n", hip_strerror(err));
-		return -EIO;
-	}
-	gpu.dptr = (uintptr_t)ptr;
-	return fd;
-}
-
-static int alloc_gpu(const char *kind, size_t size)
-{
-	bool cuda = !strcmp(kind, "cuda");
-	const char *lib = cuda ? "libcuda.so.1" : "libamdhip64.so";
-	int fd;
-
-	gpu.name = kind;
-	gpu.lib = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-	if (!gpu.lib) {
-		fprintf(stderr, "%s: no GPU runtime (%s not found): skipping\n",
-			kind, lib);
-		return -ENODEV;
-	}
-	fd = cuda ? alloc_cuda(size) : alloc_rocm(size);
-	if (fd < 0) {
-		/* the library stays loaded: runtimes do not like dlclose() */
-		gpu.copy = NULL;
-	}
-	return fd;
-}
-
-/*
- * Where the CPU reads a fragment: the dmabuf's mapping, or for GPU memory
- * a copy into @bounce (at most IOV_LEN bytes). NULL if it cannot.
- */
-static const uint8_t *frag_data(const uint8_t *map, uint8_t *bounce,
-				uint64_t off, uint32_t len)
-{
-	int err;
-
-	if (map)
-		return map + off;
-	if (!gpu.copy || len > IOV_LEN)
-		return NULL;
-	err = gpu.copy(bounce, gpu.dptr + off, len);
-	if (err) {
-		fprintf(stderr, "%s: copy from the GPU: %s\n", gpu.name,
-			gpu.strerror(err));
-		return NULL;
-	}
-	return bounce;
-}
-
-static int alloc_dmabuf(size_t size)
-{
-	if (!strcmp(memory, "udmabuf"))
-		return alloc_udmabuf(size);
-	if (!strcmp(memory, "heap"))
-		return alloc_heap(size);
-	if (!strcmp(memory, "cuda") || !strcmp(memory, "rocm"))
-		return alloc_gpu(memory, size);
-	fprintf(stderr, "unknown memory source %s\n", memory);
-	return -EINVAL;
-}
-
 /* NIC setup and restore */
 
 static void nic_restore(struct devmem_nl *nl)
 {
 	if (nic.rule_id >= 0)
-		shell("ethtool -N %s delete %d >/dev/null 2>&1", ifname,
-		      nic.rule_id);
+		ethtool_flow_del(ifname, nic.rule_id);
 	if (nic.ntuple_set)
-		shell("ethtool -K %s ntuple off >/dev/null 2>&1", ifname);
+		ethtool_ntuple(ifname, false);
 	if (nic.rss_set)
-		shell("ethtool -X %s default >/dev/null 2>&1", ifname);
+		ethtool_rss_equal(ifname, 0);
 	if (nic.hds_set && nic.hds_before != ETHTOOL_TCP_DATA_SPLIT_ENABLED)
 		ethtool_set_hds(nl, nic.ifindex, false);
 	nic.rule_id = -1;
@@ -448,30 +177,7 @@ static void nic_restore(struct devmem_nl *nl)
 	nic.hds_set = false;
 }
 
-static int add_flow_rule(int queue)
-{
-	const char *type = strchr(server_ip, ':') ? "tcp6" : "tcp4";
-	char cmd[256], line[256];
-	FILE *p;
-	int id = -1;
-
-	if (client_ip)
-		snprintf(cmd, sizeof(cmd),
-			 "ethtool -N %s flow-type %s src-ip %s dst-ip %s dst-port %u action %d 2>&1",
-			 ifname, type, client_ip, server_ip, port, queue);
-	else
-		snprintf(cmd, sizeof(cmd),
-			 "ethtool -N %s flow-type %s dst-ip %s dst-port %u action %d 2>&1",
-			 ifname, type, server_ip, port, queue);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (fgets(line, sizeof(line), p))
-		sscanf(line, "Added rule with ID %d", &id);
-	pclose(p);
-	return id;
-}
-
+/* tcp-data-split on, RSS off the bound queues, the flow to the first */
 static int nic_setup(struct devmem_nl *nl)
 {
 	int err;
@@ -486,54 +192,67 @@ static int nic_setup(struct devmem_nl *nl)
 	}
 	nic.hds_set = true;
 
-	if (shell("ethtool -X %s equal %d >/dev/null 2>&1", ifname,
-		  start_queue)) {
-		fprintf(stderr, "%s: cannot move RSS off queues %d+\n", ifname,
-			start_queue);
-		return -EOPNOTSUPP;
+	err = ethtool_rss_equal(ifname, start_queue);
+	if (err) {
+		fprintf(stderr, "%s: cannot move RSS off queues %d+: %s\n",
+			ifname, start_queue, strerror(-err));
+		return err;
 	}
 	nic.rss_set = true;
 
-	if (shell("ethtool -K %s ntuple on >/dev/null 2>&1", ifname)) {
-		fprintf(stderr, "%s: no ntuple filtering\n", ifname);
-		return -EOPNOTSUPP;
+	err = ethtool_ntuple(ifname, true);
+	if (err) {
+		fprintf(stderr, "%s: no ntuple filtering: %s\n", ifname,
+			strerror(-err));
+		return err;
 	}
 	nic.ntuple_set = true;
 
-	nic.rule_id = add_flow_rule(start_queue);
+	nic.rule_id = ethtool_flow_add(ifname, client_ip, server_ip, port,
+				       start_queue);
 	if (nic.rule_id < 0) {
-		fprintf(stderr, "%s: cannot add the flow steering rule\n",
-			ifname);
-		return -EOPNOTSUPP;
+		fprintf(stderr, "%s: cannot add the flow steering rule: %s\n",
+			ifname, strerror(-nic.rule_id));
+		return nic.rule_id;
 	}
 	return 0;
 }
 
 static int bind_queues(struct devmem_nl *nl, int dmabuf, uint32_t *id)
 {
-	struct devmem_queue q[64];
-	int i, err;
+	int err;
 
-	for (i = 0; i < num_queues && i < 64; i++) {
-		q[i].id = start_queue + i;
-		q[i].type = UP_NETDEV_QUEUE_TYPE_RX;
-	}
-	err = devmem_bind_rx(nl, nic.ifindex, dmabuf, q, i, id);
+	err = devmem_bind_rx_range(nl, nic.ifindex, dmabuf, start_queue,
+				   num_queues, id);
 	if (err)
 		fprintf(stderr, "bind-rx: %s%s%s\n", strerror(-err),
 			nl->extack[0] ? ": " : "", nl->extack);
 	return err;
 }
 
+/* The bound queues' counters from `ethtool -S`, as "stats WHEN: name: n" */
 static void print_queue_stats(const char *when)
 {
-	int q;
+	char *names, prefix[16];
+	uint64_t *vals;
+	int i, q, n;
 
 	if (!want_stats)
 		return;
-	for (q = start_queue; q < start_queue + num_queues; q++)
-		shell("ethtool -S %s | grep -E '^ *rx%d_' | sed 's/^ */stats %s: /'",
-		      ifname, q, when);
+	n = ethtool_stats(ifname, &names, &vals);
+	for (q = start_queue; q < start_queue + num_queues; q++) {
+		snprintf(prefix, sizeof(prefix), "rx%d_", q);
+		for (i = 0; i < n; i++)
+			if (!strncmp(names + i * ETH_GSTRING_LEN, prefix,
+				     strlen(prefix)))
+				printf("stats %s: %.32s: %llu\n", when,
+				       names + i * ETH_GSTRING_LEN,
+				       (unsigned long long)vals[i]);
+	}
+	if (n >= 0) {
+		free(names);
+		free(vals);
+	}
 }
 
 /* Validation of upstream's pattern: 1, 2, ..., N-1, '\n', repeating. */
@@ -614,25 +333,111 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int receive(int fd, int dmabuf, uint32_t dmabuf_id, uint8_t *map,
-		   struct rx_stats *st, EVP_MD_CTX *sha)
+/* Validate and hash @len bytes at @p, the next bytes of the stream. */
+static void consume(const uint8_t *p, size_t len, struct rx_stats *st,
+		    EVP_MD_CTX *sha)
 {
-	struct dma_buf_sync sync = {};
+	if (validate)
+		st->errors += check_bytes(p, len, st->bytes);
+	if (sha)
+		EVP_DigestUpdate(sha, p, len);
+	st->bytes += len;
+}
+
+/* One SCM_DEVMEM_* cmsg; the linear bytes are at the start of @iov_buf. */
+static int handle_frag(int fd, const struct dmabuf_cmsg *dc, int type,
+		       const uint8_t *iov_buf, uint32_t dmabuf_id,
+		       struct token_batch *batch, struct rx_stats *st,
+		       EVP_MD_CTX *sha)
+{
+	const uint8_t *p;
+
+	if (type == SCM_DEVMEM_LINEAR) {
+		consume(iov_buf, dc->frag_size, st, sha);
+		st->linear_bytes += dc->frag_size;
+		return 0;
+	}
+	if (dc->dmabuf_id != dmabuf_id ||
+	    dc->frag_offset + dc->frag_size > dmabuf_size) {
+		fprintf(stderr, "bad fragment: id %u offset %llu size %u\n",
+			dc->dmabuf_id, (unsigned long long)dc->frag_offset,
+			dc->frag_size);
+		st->errors++;
+		st->bytes += dc->frag_size;
+	} else if (validate || sha) {
+		p = mem_frag(&mem, dc->frag_offset, dc->frag_size);
+		if (p) {
+			consume(p, dc->frag_size, st, sha);
+		} else {
+			st->errors++;
+			st->bytes += dc->frag_size;
+		}
+	} else {
+		st->bytes += dc->frag_size;
+	}
+	st->devmem_bytes += dc->frag_size;
+	st->frags++;
+	return add_token(fd, batch, dc->frag_token, st);
+}
+
+/*
+ * Walk the cmsgs of one recvmsg() of @n bytes, bracketed by the dmabuf
+ * sync a CPU reader of device memory needs. -EIO on a steering error
+ * (data in host memory without --allow-host) or a failed token return.
+ */
+static int handle_msg(int fd, struct msghdr *msg, ssize_t n,
+		      uint32_t dmabuf_id, struct token_batch *batch,
+		      struct rx_stats *st, EVP_MD_CTX *sha)
+{
+	struct dma_buf_sync sync = { DMA_BUF_SYNC_READ | DMA_BUF_SYNC_START };
+	const uint8_t *iov_buf = msg->msg_iov->iov_base;
+	bool devmem = false;
+	struct cmsghdr *cm;
+	int ret = 0;
+
+	ioctl(mem.fd, DMA_BUF_IOCTL_SYNC, &sync);
+	for (cm = CMSG_FIRSTHDR(msg); cm && !ret; cm = CMSG_NXTHDR(msg, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET ||
+		    (cm->cmsg_type != SCM_DEVMEM_DMABUF &&
+		     cm->cmsg_type != SCM_DEVMEM_LINEAR))
+			continue;
+		devmem = true;
+		if (handle_frag(fd, (void *)CMSG_DATA(cm), cm->cmsg_type,
+				iov_buf, dmabuf_id, batch, st, sha))
+			ret = -EIO;
+	}
+	sync.flags = DMA_BUF_SYNC_READ | DMA_BUF_SYNC_END;
+	ioctl(mem.fd, DMA_BUF_IOCTL_SYNC, &sync);
+
+	if (!devmem) {
+		/* data from a queue without the dmabuf: steering */
+		st->host_bytes += n;
+		st->bytes += n;
+		if (!allow_host) {
+			fprintf(stderr, "flow steering error: %zd bytes in host memory\n",
+				n);
+			st->errors++;
+			ret = -EIO;
+		}
+	}
+	return ret;
+}
+
+/* Receive one connection until EOF, a signal or an error. */
+static int receive(int fd, uint32_t dmabuf_id, struct rx_stats *st,
+		   EVP_MD_CTX *sha)
+{
 	struct token_batch batch = {};
 	char *iov_buf, *ctrl;
-	uint8_t *bounce;
 	int ret = 0;
 
 	iov_buf = malloc(IOV_LEN);
 	ctrl = malloc(CTRL_LEN);
-	/* GPU memory is not mapped: fragments are copied out to check them */
-	bounce = map ? NULL : malloc(IOV_LEN);
-	if (!iov_buf || !ctrl || (!map && !bounce)) {
+	if (!iov_buf || !ctrl) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
-
-	while (!atomic_load(&stop)) {
+	while (!atomic_load(&stop) && !ret) {
 		struct iovec iov = { .iov_base = iov_buf, .iov_len = read_size };
 		struct msghdr msg = {
 			.msg_iov = &iov,
@@ -640,104 +445,27 @@ static int receive(int fd, int dmabuf, uint32_t dmabuf_id, uint8_t *map,
 			.msg_control = ctrl,
 			.msg_controllen = CTRL_LEN,
 		};
-		struct cmsghdr *cm;
-		bool devmem = false;
 		ssize_t n;
 
 		n = recvmsg(fd, &msg, MSG_SOCK_DEVMEM);
 		st->recvmsg_calls++;
 		if (n == 0)
 			break;
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
 		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
 			fprintf(stderr, "recvmsg: %s\n", strerror(errno));
 			ret = -errno;
 			break;
 		}
-
-		sync.flags = DMA_BUF_SYNC_READ | DMA_BUF_SYNC_START;
-		ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
-		for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
-			struct dmabuf_cmsg *dc = (void *)CMSG_DATA(cm);
-
-			if (cm->cmsg_level != SOL_SOCKET ||
-			    (cm->cmsg_type != SCM_DEVMEM_DMABUF &&
-			     cm->cmsg_type != SCM_DEVMEM_LINEAR))
-				continue;
-			devmem = true;
-
-			if (cm->cmsg_type == SCM_DEVMEM_LINEAR) {
-				/* linear bytes are at the start of the iov */
-				if (validate)
-					st->errors += check_bytes((uint8_t *)iov_buf,
-								  dc->frag_size,
-								  st->bytes);
-				if (sha)
-					EVP_DigestUpdate(sha, iov_buf,
-							 dc->frag_size);
-				st->linear_bytes += dc->frag_size;
-				st->bytes += dc->frag_size;
-				continue;
-			}
-
-			if (dc->dmabuf_id != dmabuf_id ||
-			    dc->frag_offset + dc->frag_size > dmabuf_size) {
-				fprintf(stderr, "bad fragment: id %u offset %llu size %u\n",
-					dc->dmabuf_id,
-					(unsigned long long)dc->frag_offset,
-					dc->frag_size);
-				st->errors++;
-			} else if (validate || sha) {
-				const uint8_t *p = frag_data(map, bounce,
-							     dc->frag_offset,
-							     dc->frag_size);
-
-				if (!p) {
-					st->errors++;
-				} else {
-					if (validate)
-						st->errors += check_bytes(p, dc->frag_size,
-									  st->bytes);
-					if (sha)
-						EVP_DigestUpdate(sha, p,
-								 dc->frag_size);
-				}
-			}
-			st->devmem_bytes += dc->frag_size;
-			st->bytes += dc->frag_size;
-			st->frags++;
-			if (add_token(fd, &batch, dc->frag_token, st)) {
-				ret = -EIO;
-				break;
-			}
-		}
-		sync.flags = DMA_BUF_SYNC_READ | DMA_BUF_SYNC_END;
-		ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
-
-		if (!devmem) {
-			/* data from a queue without the dmabuf: steering */
-			st->host_bytes += n;
-			st->bytes += n;
-			if (!allow_host) {
-				fprintf(stderr, "flow steering error: %zd bytes in host memory\n",
-					n);
-				st->errors++;
-				ret = -EIO;
-				break;
-			}
-		}
-		if (ret)
-			break;
+		ret = handle_msg(fd, &msg, n, dmabuf_id, &batch, st, sha);
 	}
 	/* Tokens go back in batches of up to 1024 frags (add_token());
 	 * the rest at the end of the stream.
 	 */
 	if (return_tokens(fd, &batch, st))
 		ret = -EIO;
-
 out_free:
-	free(bounce);
 	free(iov_buf);
 	free(ctrl);
 	return ret;
@@ -757,30 +485,55 @@ static int parse_addr(const char *ip, uint16_t p, struct sockaddr_in6 *sa)
 									 -EINVAL;
 }
 
+/* Listening socket on --server-ip/--port, or -1 (printed). */
+static int listen_server(const char *what)
+{
+	struct sockaddr_in6 sa;
+	int lfd, one = 1;
+
+	if (parse_addr(server_ip, port, &sa)) {
+		fprintf(stderr, "bad server address %s\n", server_ip);
+		return -1;
+	}
+	lfd = socket(AF_INET6, SOCK_STREAM, 0);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1)) {
+		fprintf(stderr, "listen on %s port %u: %s\n", server_ip, port,
+			strerror(errno));
+		close(lfd);
+		return -1;
+	}
+	fprintf(stderr, "listening on %s port %u%s\n", server_ip, port, what);
+	return lfd;
+}
+
+/* CPU time of the calling thread, in seconds. */
+static double thread_cpu(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 /* Plain TCP receive into a user buffer: the copy path devmem is
  * measured against (--copy). No NIC setup, no binding.
  */
 static int do_copy_server(void)
 {
 	uint64_t bytes = 0, errors = 0, calls = 0;
-	struct rusage ru0, ru1;
-	struct sockaddr_in6 sa;
-	int lfd, fd, one = 1;
 	double t0, t1, cpu;
+	int lfd, fd;
 	char *buf;
 	ssize_t n;
 
-	if (parse_addr(server_ip, port, &sa))
-		return 1;
 	buf = malloc(read_size);
-	lfd = socket(AF_INET6, SOCK_STREAM, 0);
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (!buf || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    listen(lfd, 1))
+	lfd = listen_server(" (copy)");
+	if (!buf || lfd < 0)
 		return 1;
-	fprintf(stderr, "listening on %s port %u (copy)\n", server_ip, port);
 	fd = accept(lfd, NULL, NULL);
-	getrusage(RUSAGE_THREAD, &ru0);
+	cpu = thread_cpu();
 	t0 = now();
 	while ((n = recv(fd, buf, read_size, 0)) > 0) {
 		if (validate)
@@ -789,11 +542,7 @@ static int do_copy_server(void)
 		calls++;
 	}
 	t1 = now();
-	getrusage(RUSAGE_THREAD, &ru1);
-	cpu = (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
-	      (ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
-	      (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
-	      (ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+	cpu = thread_cpu() - cpu;
 	printf("received %llu bytes: 0 in device memory (0 frags), 0 linear, %llu host\n",
 	       (unsigned long long)bytes, (unsigned long long)bytes);
 	printf("stats: time %.3f s, %.1f MB/s, receiver cpu %.3f s\n",
@@ -805,25 +554,147 @@ static int do_copy_server(void)
 	return n < 0 || errors;
 }
 
+/* The queues to bind: -q/-t, by default the last one; queue 0 stays. */
+static int server_queues(struct devmem_nl *nl)
+{
+	uint32_t combined = 0, max = 0;
+
+	if (ethtool_get_channels(nl, nic.ifindex, &combined, &max) ||
+	    combined < 2) {
+		fprintf(stderr, "%s: needs at least 2 RX queues\n", ifname);
+		return -EINVAL;
+	}
+	if (num_queues < 0)
+		num_queues = 1;
+	if (start_queue < 0)
+		start_queue = combined - num_queues;
+	if (start_queue < 1 || start_queue + num_queues > (int)combined) {
+		fprintf(stderr, "queues %d..%d do not fit %u channels (queue 0 stays unbound)\n",
+			start_queue, start_queue + num_queues - 1, combined);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct server_run {
+	struct rx_stats st;
+	double elapsed;		/* receiving, all connections */
+	double cpu;		/* receiver thread CPU, all connections */
+	EVP_MD_CTX *sha;
+	struct kernel_stats k0;
+};
+
+/* --connections: accept them one after the other, all on this binding. */
+static int serve_connections(int lfd, uint32_t id, struct server_run *run)
+{
+	int conn, fd, ret = 0;
+	double t0, cpu0;
+
+	for (conn = 0; conn < connections && !atomic_load(&stop); conn++) {
+		struct rx_stats cs = {};
+
+		fd = accept(lfd, NULL, NULL);
+		if (fd < 0) {
+			fprintf(stderr, "accept: %s\n", strerror(errno));
+			return 1;
+		}
+		cpu0 = thread_cpu();
+		t0 = now();
+		ret = receive(fd, id, &cs, run->sha) ? 1 : 0;
+		run->elapsed += now() - t0;
+		run->cpu += thread_cpu() - cpu0;
+		close(fd);
+		rx_stats_add(&run->st, &cs);
+		if (connections > 1)
+			printf("connection %d: %llu bytes, %llu errors\n",
+			       conn + 1, (unsigned long long)cs.bytes,
+			       (unsigned long long)cs.errors);
+		if (ret)
+			break;
+	}
+	return ret;
+}
+
+static void print_stats(const struct server_run *run)
+{
+	const struct rx_stats *st = &run->st;
+	struct kernel_stats k1;
+
+	printf("stats: time %.3f s, %.1f MB/s, receiver cpu %.3f s\n",
+	       run->elapsed, st->bytes / 1e6 / run->elapsed, run->cpu);
+	printf("stats: recvmsg calls %llu, tokens returned %llu, DONTNEED calls %llu\n",
+	       (unsigned long long)st->recvmsg_calls,
+	       (unsigned long long)st->tokens_returned,
+	       (unsigned long long)st->dontneed_calls);
+	printf("stats: DONTNEED %.0f ns per token (batches of %d)\n",
+	       st->tokens_returned ?
+	       (double)dontneed_ns / st->tokens_returned : 0.0,
+	       dontneed_batch);
+	read_kernel_stats(&k1);
+	if (run->k0.ok && k1.ok) {
+		printf("stats: kernel: %llu frags, %llu bytes left in device memory, ",
+		       k1.frags - run->k0.frags,
+		       k1.devmem_bytes - run->k0.devmem_bytes);
+		printf("%llu payload bytes copied by the CPU, %llu DONTNEED calls\n",
+		       k1.linear_bytes - run->k0.linear_bytes,
+		       k1.dontneed_calls - run->k0.dontneed_calls);
+	}
+	print_queue_stats("after");
+}
+
+static void print_report(struct server_run *run)
+{
+	const struct rx_stats *st = &run->st;
+
+	printf("received %llu bytes: %llu in device memory (%llu frags), %llu linear, %llu host\n",
+	       (unsigned long long)st->bytes,
+	       (unsigned long long)st->devmem_bytes,
+	       (unsigned long long)st->frags,
+	       (unsigned long long)st->linear_bytes,
+	       (unsigned long long)st->host_bytes);
+	if (validate)
+		printf("validated every byte against the %d-byte pattern: %llu errors\n",
+		       validate, (unsigned long long)st->errors);
+	if (run->sha) {
+		unsigned char md[32];
+		unsigned int len, i;
+
+		EVP_DigestFinal_ex(run->sha, md, &len);
+		printf("sha256 ");
+		for (i = 0; i < len; i++)
+			printf("%02x", md[i]);
+		printf("\n");
+		EVP_MD_CTX_free(run->sha);
+		run->sha = NULL;
+	}
+	if (want_stats)
+		print_stats(run);
+}
+
+/* Bound and listening: receive, report. 0 if every byte was right. */
+static int server_receive(int lfd, uint32_t id)
+{
+	struct server_run run = {};
+	int ret;
+
+	if (want_sha256) {
+		run.sha = EVP_MD_CTX_new();
+		EVP_DigestInit_ex(run.sha, EVP_sha256(), NULL);
+	}
+	read_kernel_stats(&run.k0);
+	ret = serve_connections(lfd, id, &run);
+	print_report(&run);
+	return ret || run.st.errors;
+}
+
 static int do_server(void)
 {
-	struct rx_stats st = {};
-	struct sockaddr_in6 sa;
+	int err, lfd, ret = 1;
 	struct devmem_nl nl;
-	uint32_t combined = 0, max = 0, id = 0;
-	int dmabuf, lfd, fd, conn, one = 1, ret = 1;
-	double t0, elapsed = 0, cpu = 0;
-	struct kernel_stats k0, k1;
-	struct rusage ru0, ru1;
-	EVP_MD_CTX *sha = NULL;
-	uint8_t *map;
+	uint32_t id = 0;
 
 	if (geteuid()) {
 		fprintf(stderr, "needs root (CAP_NET_ADMIN to bind a dmabuf)\n");
-		return 1;
-	}
-	if (parse_addr(server_ip, port, &sa)) {
-		fprintf(stderr, "bad server address %s\n", server_ip);
 		return 1;
 	}
 	nic.ifindex = if_nametoindex(ifname);
@@ -835,142 +706,32 @@ static int do_server(void)
 		fprintf(stderr, "netlink: no netdev family (no devmem TCP in this kernel)\n");
 		return 1;
 	}
-	if (ethtool_get_channels(&nl, nic.ifindex, &combined, &max) ||
-	    combined < 2) {
-		fprintf(stderr, "%s: needs at least 2 RX queues\n", ifname);
+	if (server_queues(&nl))
 		goto out_nl;
-	}
-	if (num_queues < 0)
-		num_queues = 1;
-	if (start_queue < 0)
-		start_queue = combined - num_queues;
-	if (start_queue < 1 || start_queue + num_queues > (int)combined) {
-		fprintf(stderr, "queues %d..%d do not fit %u channels (queue 0 stays unbound)\n",
-			start_queue, start_queue + num_queues - 1, combined);
-		goto out_nl;
-	}
-
-	dmabuf = alloc_dmabuf(dmabuf_size);
-	if (dmabuf < 0) {
-		if (dmabuf == -ENODEV)
+	err = mem_open(&mem, memory, dmabuf_size, IOV_LEN);
+	if (err) {
+		if (err == -ENODEV)
 			ret = KSFT_SKIP;	/* no GPU here */
 		goto out_nl;
 	}
-	/* host-backed dmabufs are read through a mapping, GPU ones copied */
-	map = NULL;
-	if (!gpu.copy) {
-		map = mmap(NULL, dmabuf_size, PROT_READ, MAP_SHARED, dmabuf, 0);
-		if (map == MAP_FAILED) {
-			fprintf(stderr, "mmap dmabuf: %s\n", strerror(errno));
-			goto out_dmabuf;
-		}
-	}
-
 	if (nic_setup(&nl))
 		goto out_restore;
 	print_queue_stats("before");
-	if (bind_queues(&nl, dmabuf, &id))
+	if (bind_queues(&nl, mem.fd, &id))
 		goto out_restore;
 	fprintf(stderr, "bound dmabuf id %u to %s queues %d..%d\n", id, ifname,
 		start_queue, start_queue + num_queues - 1);
-
-	lfd = socket(AF_INET6, SOCK_STREAM, 0);
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1)) {
-		fprintf(stderr, "listen on %s port %u: %s\n", server_ip, port,
-			strerror(errno));
+	lfd = listen_server("");
+	if (lfd < 0)
 		goto out_unbind;
-	}
-	fprintf(stderr, "listening on %s port %u\n", server_ip, port);
-	if (want_sha256) {
-		sha = EVP_MD_CTX_new();
-		EVP_DigestInit_ex(sha, EVP_sha256(), NULL);
-	}
-	read_kernel_stats(&k0);
-	/* --connections: one after the other, all on this binding */
-	for (conn = 0; conn < connections && !atomic_load(&stop); conn++) {
-		struct rx_stats cs = {};
-
-		fd = accept(lfd, NULL, NULL);
-		if (fd < 0) {
-			fprintf(stderr, "accept: %s\n", strerror(errno));
-			ret = 1;
-			break;
-		}
-		getrusage(RUSAGE_THREAD, &ru0);
-		t0 = now();
-		ret = receive(fd, dmabuf, id, map, &cs, sha) ? 1 : 0;
-		elapsed += now() - t0;
-		getrusage(RUSAGE_THREAD, &ru1);
-		cpu += (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
-		       (ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
-		       (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
-		       (ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
-		close(fd);
-		rx_stats_add(&st, &cs);
-		if (connections > 1)
-			printf("connection %d: %llu bytes, %llu errors\n",
-			       conn + 1, (unsigned long long)cs.bytes,
-			       (unsigned long long)cs.errors);
-		if (ret)
-			break;
-	}
-
-	printf("received %llu bytes: %llu in device memory (%llu frags), %llu linear, %llu host\n",
-	       (unsigned long long)st.bytes,
-	       (unsigned long long)st.devmem_bytes,
-	       (unsigned long long)st.frags,
-	       (unsigned long long)st.linear_bytes,
-	       (unsigned long long)st.host_bytes);
-	if (validate)
-		printf("validated every byte against the %d-byte pattern: %llu errors\n",
-		       validate, (unsigned long long)st.errors);
-	if (sha) {
-		unsigned char md[32];
-		unsigned int len, i;
-
-		EVP_DigestFinal_ex(sha, md, &len);
-		printf("sha256 ");
-		for (i = 0; i < len; i++)
-			printf("%02x", md[i]);
-		printf("\n");
-		EVP_MD_CTX_free(sha);
-	}
-	if (want_stats) {
-		printf("stats: time %.3f s, %.1f MB/s, receiver cpu %.3f s\n",
-		       elapsed, st.bytes / 1e6 / elapsed, cpu);
-		printf("stats: recvmsg calls %llu, tokens returned %llu, DONTNEED calls %llu\n",
-		       (unsigned long long)st.recvmsg_calls,
-		       (unsigned long long)st.tokens_returned,
-		       (unsigned long long)st.dontneed_calls);
-		printf("stats: DONTNEED %.0f ns per token (batches of %d)\n",
-		       st.tokens_returned ?
-		       (double)dontneed_ns / st.tokens_returned : 0.0,
-		       dontneed_batch);
-		read_kernel_stats(&k1);
-		if (k0.ok && k1.ok) {
-			printf("stats: kernel: %llu frags, %llu bytes left in device memory, ",
-			       k1.frags - k0.frags,
-			       k1.devmem_bytes - k0.devmem_bytes);
-			printf("%llu payload bytes copied by the CPU, %llu DONTNEED calls\n",
-			       k1.linear_bytes - k0.linear_bytes,
-			       k1.dontneed_calls - k0.dontneed_calls);
-		}
-		print_queue_stats("after");
-	}
-	if (st.errors)
-		ret = 1;
-
+	ret = server_receive(lfd, id) ? 1 : 0;
 	close(lfd);
 out_unbind:
 	devmem_nl_close(&nl);	/* closing the socket unbinds */
 	devmem_nl_open(&nl);
 out_restore:
 	nic_restore(&nl);
-	if (map)
-		munmap(map, dmabuf_size);
-out_dmabuf:
-	close(dmabuf);
+	mem_close(&mem);
 out_nl:
 	devmem_nl_close(&nl);
 	return ret;
@@ -995,9 +756,9 @@ static int do_selftests(void)
 		fprintf(stderr, "no interface %s or no netdev family\n", ifname);
 		return 1;
 	}
-	dmabuf = alloc_dmabuf(dmabuf_size);
-	if (dmabuf < 0)
+	if (mem_open(&mem, memory, dmabuf_size, IOV_LEN))
 		return 1;
+	dmabuf = mem.fd;
 	ethtool_get_channels(&nl, nic.ifindex, &combined, &max);
 	ethtool_get_hds(&nl, nic.ifindex, &hds);
 	if (combined < 2) {
@@ -1027,7 +788,7 @@ static int do_selftests(void)
 	CHECK(id == 0, "closing the netlink socket unbinds");
 	if (hds != ETHTOOL_TCP_DATA_SPLIT_ENABLED)
 		ethtool_set_hds(&nl, nic.ifindex, false);
-	close(dmabuf);
+	mem_close(&mem);
 	devmem_nl_close(&nl);
 	printf("%d self-tests failed\n", fails);
 	return !!fails;
@@ -1103,9 +864,9 @@ static int do_bind_only(void)
 	ethtool_get_channels(&nl, nic.ifindex, &combined, &max);
 	q.id = combined - 1;
 	ethtool_set_hds(&nl, nic.ifindex, true);
-	dmabuf = alloc_dmabuf(dmabuf_size);
-	if (dmabuf < 0)
+	if (mem_open(&mem, memory, dmabuf_size, IOV_LEN))
 		goto out;
+	dmabuf = mem.fd;
 	t0 = now();
 	err = devmem_bind_rx(&nl, nic.ifindex, dmabuf, &q, 1, &id);
 	t1 = now();
@@ -1132,7 +893,7 @@ static int do_bind_only(void)
 	if (f)
 		fclose(f);
 out_close:
-	close(dmabuf);
+	mem_close(&mem);
 out:
 	devmem_nl_close(&nl);
 	return !!err;
@@ -1195,26 +956,79 @@ static void help(const char *prog)
 	exit(2);
 }
 
-int main(int argc, char **argv)
+static const struct option longopts[] = {
+	{ "sha256", no_argument, NULL, 'H' },
+	{ "stats", no_argument, NULL, 'S' },
+	{ "size", required_argument, NULL, 'Z' },
+	{ "memory", required_argument, NULL, 'M' },
+	{ "allow-host", no_argument, NULL, 'A' },
+	{ "show-queues", no_argument, NULL, 'Q' },
+	{ "hds", required_argument, NULL, 'D' },
+	{ "bind-only", no_argument, NULL, 'B' },
+	{ "copy", no_argument, NULL, 'C' },
+	{ "read-size", required_argument, NULL, 'R' },
+	{ "dontneed-batch", required_argument, NULL, 'N' },
+	{ "connections", required_argument, NULL, 'K' },
+	{ "pools", no_argument, NULL, 'P' },
+	{}
+};
+
+/* What the flags select. */
+enum mode { SERVER, COPY_SERVER, CLIENT, SELFTESTS, SHOW_QUEUES, SHOW_POOLS,
+	    SET_HDS, BIND_ONLY };
+
+/* One option with an argument; false if the value is out of range. */
+static bool parse_value(int opt, const char *arg)
 {
-	static const struct option longopts[] = {
-		{ "sha256", no_argument, NULL, 'H' },
-		{ "stats", no_argument, NULL, 'S' },
-		{ "size", required_argument, NULL, 'Z' },
-		{ "memory", required_argument, NULL, 'M' },
-		{ "allow-host", no_argument, NULL, 'A' },
-		{ "show-queues", no_argument, NULL, 'Q' },
-		{ "hds", required_argument, NULL, 'D' },
-		{ "bind-only", no_argument, NULL, 'B' },
-		{ "copy", no_argument, NULL, 'C' },
-		{ "read-size", required_argument, NULL, 'R' },
-		{ "dontneed-batch", required_argument, NULL, 'N' },
-		{ "connections", required_argument, NULL, 'K' },
-		{ "pools", no_argument, NULL, 'P' },
-		{}
-	};
-	struct sigaction sa = { .sa_handler = on_signal };
-	bool listen_mode = false;
+	switch (opt) {
+	case 's':
+		server_ip = arg;
+		break;
+	case 'c':
+		client_ip = arg;
+		break;
+	case 'p':
+		port = atoi(arg);
+		break;
+	case 'v':
+		validate = atoi(arg);
+		return validate != 1 && validate >= 0;
+	case 'q':
+		num_queues = atoi(arg);
+		break;
+	case 't':
+		start_queue = atoi(arg);
+		break;
+	case 'f':
+		ifname = arg;
+		break;
+	case 'Z':
+		dmabuf_size = strtoull(arg, NULL, 0);
+		break;
+	case 'M':
+		memory = arg;
+		break;
+	case 'D':
+		set_hds = arg;
+		break;
+	case 'R':
+		read_size = strtoull(arg, NULL, 0);
+		return read_size && read_size <= IOV_LEN;
+	case 'K':
+		connections = atoi(arg);
+		return connections >= 1;
+	case 'N':
+		dontneed_batch = atoi(arg);
+		return dontneed_batch >= 1 && dontneed_batch <= MAX_TOKEN_FRAGS;
+	default:
+		return false;
+	}
+	return true;
+}
+
+static enum mode parse_args(int argc, char **argv)
+{
+	bool listen_mode = false, pools = false;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "ls:c:p:v:q:t:f:", longopts,
@@ -1223,38 +1037,11 @@ int main(int argc, char **argv)
 		case 'l':
 			listen_mode = true;
 			break;
-		case 's':
-			server_ip = optarg;
-			break;
-		case 'c':
-			client_ip = optarg;
-			break;
-		case 'p':
-			port = atoi(optarg);
-			break;
-		case 'v':
-			validate = atoi(optarg);
-			break;
-		case 'q':
-			num_queues = atoi(optarg);
-			break;
-		case 't':
-			start_queue = atoi(optarg);
-			break;
-		case 'f':
-			ifname = optarg;
-			break;
 		case 'H':
 			want_sha256 = true;
 			break;
 		case 'S':
 			want_stats = true;
-			break;
-		case 'Z':
-			dmabuf_size = strtoull(optarg, NULL, 0);
-			break;
-		case 'M':
-			memory = optarg;
 			break;
 		case 'A':
 			allow_host = true;
@@ -1262,64 +1049,55 @@ int main(int argc, char **argv)
 		case 'Q':
 			show_queues = true;
 			break;
-		case 'D':
-			set_hds = optarg;
-			break;
 		case 'B':
 			bind_only = true;
 			break;
 		case 'C':
 			copy_mode = true;
 			break;
-		case 'R':
-			read_size = strtoull(optarg, NULL, 0);
-			if (!read_size || read_size > IOV_LEN)
-				help(argv[0]);
-			break;
 		case 'P':
-			return do_show_pools();
-		case 'K':
-			connections = atoi(optarg);
-			if (connections < 1)
-				help(argv[0]);
-			break;
-		case 'N':
-			dontneed_batch = atoi(optarg);
-			if (dontneed_batch < 1 || dontneed_batch > MAX_TOKEN_FRAGS)
-				help(argv[0]);
+			pools = true;
 			break;
 		default:
-			help(argv[0]);
+			if (!parse_value(opt, optarg))
+				help(argv[0]);
 		}
 	}
-	if (validate < 0 || validate == 1)
+	if (pools)
+		return SHOW_POOLS;
+	if (listen_mode && (!server_ip || (!copy_mode && !ifname)))
 		help(argv[0]);
+	if (listen_mode)
+		return copy_mode ? COPY_SERVER : SERVER;
+	if (server_ip)
+		return CLIENT;
+	if (!ifname || client_ip)
+		help(argv[0]);
+	if (set_hds)
+		return SET_HDS;
+	if (bind_only)
+		return BIND_ONLY;
+	return show_queues ? SHOW_QUEUES : SELFTESTS;
+}
+
+int main(int argc, char **argv)
+{
+	static int (*const run_mode[])(void) = {
+		[SERVER] = do_server,
+		[COPY_SERVER] = do_copy_server,
+		[CLIENT] = do_client,
+		[SELFTESTS] = do_selftests,
+		[SHOW_QUEUES] = do_show_queues,
+		[SHOW_POOLS] = do_show_pools,
+		[SET_HDS] = do_set_hds,
+		[BIND_ONLY] = do_bind_only,
+	};
+	struct sigaction sa = { .sa_handler = on_signal };
+	enum mode mode = parse_args(argc, argv);
 
 	/* no SA_RESTART: a signal ends recvmsg and the NIC is restored */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-
-	if (listen_mode && copy_mode) {
-		if (!server_ip)
-			help(argv[0]);
-		return do_copy_server();
-	}
-	if (listen_mode) {
-		if (!ifname || !server_ip)
-			help(argv[0]);
-		return do_server();
-	}
-	if (!server_ip && !client_ip) {
-		if (!ifname)
-			help(argv[0]);
-		if (set_hds)
-			return do_set_hds();
-		if (bind_only)
-			return do_bind_only();
-		return show_queues ? do_show_queues() : do_selftests();
-	}
-	if (!server_ip)
-		help(argv[0]);
-	return do_client();
+	return run_mode[mode]();
 }

@@ -21,9 +21,11 @@
 #include <linux/if_packet.h>
 
 #include "../../../kselftest_harness.h"
+#include "devmem_fixture.h"
 #include "devmem_lib.h"
 #include "devmem_nl.h"
 #include "devmem_traffic.h"
+#include "netcfg.h"
 
 #define ETOOSMALL		525	/* kernel-internal errno, as upstream */
 
@@ -36,75 +38,32 @@
 
 FIXTURE(recv)
 {
-	struct devmem_nl nl;
-	unsigned int dev_id;
-	char ifname[IFNAMSIZ];
-	char peer[IFNAMSIZ];
-	char ns[32];
-	int ifindex;
-	int dmabuf;
-	uint8_t *map;
-	uint32_t binding;
-	int lfd;
+	struct devmem_env env;
 };
 
 FIXTURE_SETUP(recv)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	struct devmem_queue q = { BOUND_QUEUE, UP_NETDEV_QUEUE_TYPE_RX };
-	int one = 1;
+	const struct devmem_env_cfg cfg = {
+		.name = "recv",
+		.dev_id = 31,
+		.rx_addr = RX_ADDR,
+		.tx_addr = TX_ADDR,
+		.rss_queues = BOUND_QUEUE,
+		.steer_port = PORT_DEVMEM,
+		.steer_queue = BOUND_QUEUE,
+		.dmabuf_size = DMABUF_SIZE,
+		.bind_queue = BOUND_QUEUE,
+		.listen_port = PORT_DEVMEM,
+	};
 
-	self->dmabuf = -1;
-	self->lfd = -1;
-	self->dev_id = 1000 + getpid() % 50000;
-	snprintf(self->ns, sizeof(self->ns), "recv-%u", self->dev_id);
-	if (access(HDSIM_SYS, F_OK))
+	if (!devmem_env_available())
 		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
-	debugfs_mount();
-
-	ASSERT_EQ(0, hdsim_new(self->dev_id, 4));
-	self->ifindex = hdsim_port(self->dev_id, 0, self->ifname);
-	ASSERT_GT(self->ifindex, 0);
-	ASSERT_GT(hdsim_port(self->dev_id, 1, self->peer), 0);
-	ASSERT_EQ(0, run("ip netns add %s", self->ns));
-	ASSERT_EQ(0, run("ip link set %s netns %s", self->peer, self->ns));
-	ASSERT_EQ(0, run("ip -n %s addr add %s/24 dev %s", self->ns, TX_ADDR,
-			 self->peer));
-	ASSERT_EQ(0, run("ip -n %s link set %s up", self->ns, self->peer));
-	ASSERT_EQ(0, run("ip addr add %s/24 dev %s", RX_ADDR, self->ifname));
-	ASSERT_EQ(0, run("ip link set %s up", self->ifname));
-	ASSERT_EQ(0, run("ethtool -X %s equal %d", self->ifname, BOUND_QUEUE));
-	ASSERT_EQ(0, run("ethtool -K %s ntuple on", self->ifname));
-	ASSERT_EQ(0, run("ethtool -N %s flow-type tcp4 dst-port %d action %d >/dev/null",
-			 self->ifname, PORT_DEVMEM, BOUND_QUEUE));
-
-	ASSERT_EQ(0, devmem_nl_open(&self->nl));
-	ASSERT_EQ(0, ethtool_set_hds(&self->nl, self->ifindex, true));
-	self->dmabuf = udmabuf_alloc(DMABUF_SIZE, NULL);
-	ASSERT_GE(self->dmabuf, 0);
-	self->map = mmap(NULL, DMABUF_SIZE, PROT_READ, MAP_SHARED,
-			 self->dmabuf, 0);
-	ASSERT_NE(MAP_FAILED, self->map);
-	ASSERT_EQ(0, devmem_bind_rx(&self->nl, self->ifindex, self->dmabuf,
-				    &q, 1, &self->binding));
-
-	self->lfd = socket(AF_INET, SOCK_STREAM, 0);
-	setsockopt(self->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	sa.sin_port = htons(PORT_DEVMEM);
-	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&sa, sizeof(sa)));
-	ASSERT_EQ(0, listen(self->lfd, 4));
+	ASSERT_EQ(0, devmem_env_setup(&self->env, &cfg));
 }
 
 FIXTURE_TEARDOWN(recv)
 {
-	if (self->lfd >= 0)
-		close(self->lfd);
-	devmem_nl_close(&self->nl);
-	if (self->dmabuf >= 0)
-		close(self->dmabuf);
-	run("ip netns del %s 2>/dev/null", self->ns);
-	hdsim_del(self->dev_id);
-	if (devmem_wait_bindings(0, 10000))
+	if (devmem_env_teardown(&self->env))
 		run("cat " DEVMEM_DEBUGFS "; ss -tanoem | grep -v LISTEN | sed 's/^/# /'");
 	EXPECT_EQ(0, devmem_wait_bindings(0, 5000));
 }
@@ -119,8 +78,8 @@ TEST_F(recv, frags_land_in_the_dmabuf_at_their_offsets)
 	pid_t pid;
 	int fd, i;
 
-	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, bytes);
-	fd = accept(self->lfd, NULL, NULL);
+	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, bytes);
+	fd = accept(self->env.lfd, NULL, NULL);
 	ASSERT_GE(fd, 0);
 	while (got < bytes) {
 		devmem_recv(fd, bytes, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
@@ -130,11 +89,11 @@ TEST_F(recv, frags_land_in_the_dmabuf_at_their_offsets)
 			const struct dmabuf_cmsg *f = &r.frags[i];
 			uint32_t k;
 
-			EXPECT_EQ(self->binding, f->dmabuf_id);
+			EXPECT_EQ(self->env.binding, f->dmabuf_id);
 			EXPECT_NE(0, f->frag_token);
 			EXPECT_EQ(0, f->flags);
 			for (k = 0; k < f->frag_size; k++)
-				bad += self->map[f->frag_offset + k] !=
+				bad += self->env.map[f->frag_offset + k] !=
 				       pattern_at(got + k);
 			got += f->frag_size;
 		}
@@ -152,8 +111,8 @@ TEST_F(recv, reader_without_flag_gets_efault)
 	pid_t pid;
 	int fd;
 
-	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
-	fd = accept(self->lfd, NULL, NULL);
+	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
+	fd = accept(self->env.lfd, NULL, NULL);
 	ASSERT_GE(fd, 0);
 	wait_inq(fd, 1);
 	EXPECT_EQ(-1, recv(fd, buf, sizeof(buf), 0));
@@ -168,8 +127,8 @@ TEST_F(recv, peek_is_refused)
 	pid_t pid;
 	int fd;
 
-	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
-	fd = accept(self->lfd, NULL, NULL);
+	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
+	fd = accept(self->env.lfd, NULL, NULL);
 	wait_inq(fd, 1);
 	devmem_recv(fd, 4096, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM | MSG_PEEK,
 		    &r);
@@ -185,8 +144,8 @@ TEST_F(recv, no_control_buffer_fails_and_loses_nothing)
 	pid_t pid;
 	int fd;
 
-	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
-	fd = accept(self->lfd, NULL, NULL);
+	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
+	fd = accept(self->env.lfd, NULL, NULL);
 	wait_inq(fd, 1);
 
 	devmem_recv(fd, 4096, NULL, 0, MSG_SOCK_DEVMEM, &r);
@@ -202,8 +161,8 @@ TEST_F(recv, no_control_buffer_fails_and_loses_nothing)
 	devmem_recv(fd, 4096, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
 	ASSERT_GT(r.ret, 0);
 	ASSERT_GT(r.ndmabuf, 0);
-	EXPECT_EQ(pattern_at(0), self->map[r.frags[0].frag_offset]);
-	EXPECT_EQ(pattern_at(1), self->map[r.frags[0].frag_offset + 1]);
+	EXPECT_EQ(pattern_at(0), self->env.map[r.frags[0].frag_offset]);
+	EXPECT_EQ(pattern_at(1), self->env.map[r.frags[0].frag_offset + 1]);
 	EXPECT_EQ(r.ndmabuf, dontneed_all(fd, &r));
 	EXPECT_EQ(0, reap(pid));
 	close(fd);
@@ -215,8 +174,8 @@ TEST_F(recv, room_for_one_cmsg_gives_one_frag)
 	pid_t pid;
 	int fd;
 
-	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
-	fd = accept(self->lfd, NULL, NULL);
+	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
+	fd = accept(self->env.lfd, NULL, NULL);
 	wait_inq(fd, 8192);
 	devmem_recv(fd, 65536, ctrl, CMSG_SPACE(sizeof(struct dmabuf_cmsg)),
 		    MSG_SOCK_DEVMEM, &r);
@@ -238,8 +197,8 @@ TEST_F(recv, dontneed_rejects_bad_input)
 	EXPECT_EQ(-EBADF, dontneed(udp, t, 1));
 	close(udp);
 
-	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, 4096);
-	fd = accept(self->lfd, NULL, NULL);
+	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, 4096);
+	fd = accept(self->env.lfd, NULL, NULL);
 	EXPECT_EQ(-1, setsockopt(fd, SOL_SOCKET, SO_DEVMEM_DONTNEED, t, 4));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, setsockopt(fd, SOL_SOCKET, SO_DEVMEM_DONTNEED, t, 12));
@@ -261,8 +220,8 @@ TEST_F(recv, dontneed_skips_unknown_freed_and_wrapping_tokens)
 	pid_t pid;
 	int fd, n;
 
-	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
-	fd = accept(self->lfd, NULL, NULL);
+	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
+	fd = accept(self->env.lfd, NULL, NULL);
 	wait_inq(fd, 16384);
 	devmem_recv(fd, 65536, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
 	ASSERT_GT(r.ndmabuf, 1);
@@ -293,8 +252,8 @@ TEST_F(recv, tokens_come_out_contiguous)
 	pid_t pid;
 	int fd, i;
 
-	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, 128 << 10);
-	fd = accept(self->lfd, NULL, NULL);
+	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, 128 << 10);
+	fd = accept(self->env.lfd, NULL, NULL);
 	wait_inq(fd, 32768);
 	devmem_recv(fd, 65536, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
 	ASSERT_GT(r.ndmabuf, 1);
@@ -314,10 +273,10 @@ TEST_F(recv, sockets_cannot_free_each_others_tokens)
 	pid_t pa, pb;
 	int a, b;
 
-	pa = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, 32 << 10);
-	a = accept(self->lfd, NULL, NULL);
-	pb = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, 32 << 10);
-	b = accept(self->lfd, NULL, NULL);
+	pa = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, 32 << 10);
+	a = accept(self->env.lfd, NULL, NULL);
+	pb = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, 32 << 10);
+	b = accept(self->env.lfd, NULL, NULL);
 	wait_inq(a, 8192);
 	wait_inq(b, 8192);
 	devmem_recv(a, 65536, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &ra);
@@ -345,8 +304,8 @@ TEST_F(recv, closing_socket_with_tokens_releases_them)
 	pid_t pid;
 	int fd;
 
-	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, bytes);
-	fd = accept(self->lfd, NULL, NULL);
+	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, bytes);
+	fd = accept(self->env.lfd, NULL, NULL);
 	while (got < bytes) {
 		devmem_recv(fd, bytes, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
 		ASSERT_GT(r.ret, 0);
@@ -357,7 +316,7 @@ TEST_F(recv, closing_socket_with_tokens_releases_them)
 	/* unbind: the queue goes back to host memory, but the tokens the
 	 * socket holds keep the binding (and its mapping) alive ...
 	 */
-	devmem_nl_close(&self->nl);
+	devmem_nl_close(&self->env.nl);
 	usleep(300000);
 	EXPECT_EQ(1, devmem_bindings_live());
 	/* ... until the socket goes, giving every net_iov back */
@@ -370,7 +329,7 @@ TEST_F(recv, packet_socket_sees_headers_only)
 	struct sockaddr_ll ll = {
 		.sll_family = AF_PACKET,
 		.sll_protocol = htons(ETH_P_IP),
-		.sll_ifindex = self->ifindex,
+		.sll_ifindex = self->env.ifindex,
 	};
 	size_t max_len = 0, bytes = 64 << 10;
 	struct rx_result r;
@@ -382,8 +341,8 @@ TEST_F(recv, packet_socket_sees_headers_only)
 	ASSERT_GE(ps, 0);
 	ASSERT_EQ(0, bind(ps, (struct sockaddr *)&ll, sizeof(ll)));
 
-	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, bytes);
-	fd = accept(self->lfd, NULL, NULL);
+	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, bytes);
+	fd = accept(self->env.lfd, NULL, NULL);
 	wait_inq(fd, bytes);
 	while ((n = recv(ps, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
 		if ((size_t)n > max_len)
@@ -403,19 +362,15 @@ TEST_F(recv, packet_socket_sees_headers_only)
 
 TEST_F(recv, unsteered_flow_on_same_device_is_plain_tcp)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
 	size_t bytes = 256 << 10, got = 0, bad = 0, i;
 	char buf[65536];
-	int lfd, fd, one = 1;
+	int lfd, fd;
 	ssize_t n;
 	pid_t pid;
 
-	lfd = socket(AF_INET, SOCK_STREAM, 0);
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	sa.sin_port = htons(PORT_HOST);
-	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&sa, sizeof(sa)));
-	ASSERT_EQ(0, listen(lfd, 1));
-	pid = sender_to(self->ns, RX_ADDR, PORT_HOST, bytes);
+	lfd = listen_on(RX_ADDR, PORT_HOST);
+	ASSERT_GE(lfd, 0);
+	pid = sender_to(self->env.ns, RX_ADDR, PORT_HOST, bytes);
 	fd = accept(lfd, NULL, NULL);
 	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
 		for (i = 0; i < (size_t)n; i++)
@@ -457,26 +412,6 @@ TEST(udp_ignores_msg_sock_devmem)
 	close(tx);
 }
 
-static uint64_t queue_stat(const char *ifname, const char *name)
-{
-	char cmd[128], line[128];
-	uint64_t v = 0;
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd), "ethtool -S %s", ifname);
-	p = popen(cmd, "r");
-	if (!p)
-		return 0;
-	while (fgets(line, sizeof(line), p)) {
-		char *c = strstr(line, name);
-
-		if (c && c[strlen(name)] == ':')
-			v = strtoull(c + strlen(name) + 1, NULL, 10);
-	}
-	pclose(p);
-	return v;
-}
-
 /* An application that keeps its tokens runs the queue out of buffers:
  * the NIC drops and counts, TCP retransmits, and the stream completes
  * once the tokens come back.
@@ -486,16 +421,17 @@ TEST_F_TIMEOUT(recv, exhausted_dmabuf_drops_then_recovers, 180)
 	size_t bytes = 24 << 20, got = 0, held = 0;
 	static struct rx_result r;
 	struct pollfd pfd;
-	uint64_t fails0;
+	int64_t fails0;
 	int fd, i, n = 0;
 	uint32_t *all;
 	pid_t pid;
 
 	all = calloc(DMABUF_SIZE / 4096 + 1024, sizeof(*all));
 	ASSERT_NE(NULL, all);
-	fails0 = queue_stat(self->ifname, "rx3_alloc_fail");
-	pid = sender_to(self->ns, RX_ADDR, PORT_DEVMEM, bytes);
-	fd = accept(self->lfd, NULL, NULL);
+	fails0 = ethtool_stat(self->env.ifname, "rx3_alloc_fail");
+	ASSERT_GE(fails0, 0);
+	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, bytes);
+	fd = accept(self->env.lfd, NULL, NULL);
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 
@@ -512,7 +448,7 @@ TEST_F_TIMEOUT(recv, exhausted_dmabuf_drops_then_recovers, 180)
 	held = got;
 	EXPECT_LT(held, bytes);
 	EXPECT_LE(held, (size_t)DMABUF_SIZE);
-	EXPECT_GT(queue_stat(self->ifname, "rx3_alloc_fail"), fails0);
+	EXPECT_GT(ethtool_stat(self->env.ifname, "rx3_alloc_fail"), fails0);
 
 	/* give everything back: the retransmissions get through */
 	for (i = 0; i < n; i++) {

@@ -6,10 +6,11 @@
 # binding must be gone when the sample exits.
 
 cd "$(dirname "$0")" || exit 1
-. ./ktap.sh
+. ../lib/ktap.sh
+. ../lib/hdsim_env.sh
 . ./devmem_env.sh
 
-ID=$((5000 + $$ % 50000))
+ID=23
 PORT=5210
 QUEUE=3
 TMP=$(mktemp -d)

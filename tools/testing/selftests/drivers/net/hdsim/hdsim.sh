@@ -5,10 +5,10 @@
 # steering, RSS, queue restart under traffic, fault knobs, bad input.
 
 cd "$(dirname "$0")" || exit 1
-. ../devmem/ktap.sh
-. ../devmem/devmem_env.sh
+. ../lib/ktap.sh
+. ../lib/hdsim_env.sh
 
-ID=$((3000 + $$ % 50000))
+ID=21
 DBG=/sys/kernel/debug/hdsim/hdsim$ID/port0
 TMP=$(mktemp -d)
 trap 'hdsim_cleanup; rm -rf "$TMP"' EXIT
@@ -65,7 +65,7 @@ ktap_check "both ends up: carrier on" \
 	test "$(cat /sys/class/net/"$IF"/carrier)" = 1
 
 # 2. TCP with header split off and on
-../devmem/ncdevmem -f "$IF" --hds off
+./hds "$IF" off
 h0=$(stat_of rx0_hds_packets)$(stat_of rx1_hds_packets)
 if transfer 198.51.100.1 6001 $((2 << 20)) &&
    [ "$(stat_of rx0_hds_packets)$(stat_of rx1_hds_packets)" = "$h0" ]; then
@@ -75,7 +75,7 @@ else
 fi
 
 # Debian's ethtool 6.1 does not know tcp-data-split: set it over netlink
-../devmem/ncdevmem -f "$IF" --hds on
+./hds "$IF" on
 hds_before=$(ethtool -S "$IF" | awk '/hds_packets/ {s += $2} END {print s}')
 if transfer 198.51.100.1 6002 $((2 << 20)) &&
    transfer 2001:db8:1::1 6003 $((2 << 20)); then

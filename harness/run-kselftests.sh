@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot the built kernel (VARIANT selects which) in QEMU, run the installed
+# kselftests (KSELFTEST_ARGS: run_kselftest.sh arguments, e.g. -t), report
+# one line per test case with its time, and "LABEL: N passed, N failed[, N
+# skipped]". Fails on a failed or hung test, on a guest kernel splat or
+# kmemleak report, or if the VM does not come back. Results also go to
+# $LOGS/results for check.sh.
+. "$(dirname "$0")/lib.sh"
+
+# the debug kernel runs several times slower under TCG
+if [ "$VARIANT" = debug ]; then
+	VM_TIMEOUT=${VM_TIMEOUT:-5400}
+else
+	VM_TIMEOUT=${VM_TIMEOUT:-2400}
+fi
+[ -x "$KST/run_kselftest.sh" ] || die "no kselftests in $KST (run: make tools)"
+
+mkdir -p "$LOGS"
+rm -f "$LOGS"/{kselftest.log,kselftest.times,dmesg.log,console.log,guest-start,kmemleak.log,results}
+say "booting $(cat "$OBJ/include/config/kernel.release") in QEMU, running kselftests (console: $LOGS/console.log)"
+t0=$(date +%s.%N)
+set +e
+: > "$LOGS/kselftest.log"
+tail -n +1 -F "$LOGS/kselftest.log" 2>/dev/null |
+	grep --line-buffered -E '^(# )?(not )?ok [0-9]' &
+tailer=$!
+# Variables the tests read, passed into the guest when set.
+guest_env=
+[ -n "${DEVMEM_LONG_MIB:-}" ] && guest_env="DEVMEM_LONG_MIB=$DEVMEM_LONG_MIB"
+timeout --kill-after=15 "$VM_TIMEOUT" "$REPO/harness/vm.sh" --exec \
+	"env $guest_env $REPO/harness/guest-run.sh $KST $LOGS ${KSELFTEST_ARGS:-}" \
+	> "$LOGS/console.log" 2>&1
+vm_rc=$?
+sleep 1
+kill $tailer 2>/dev/null
+wait $tailer 2>/dev/null
+set -e
+if [ -f "$LOGS/guest-start" ]; then
+	boot=$(echo "$(cat "$LOGS/guest-start") - $t0" | bc)
+	say "VM boot to first test: ${boot%.*}.$(echo "${boot#*.}" | cut -c1) s ($(cat "$BUILD/accel" 2>/dev/null || echo ?))"
+fi
+
+# Per-test results from the guest's timestamped output (guest-run.sh).
+# Nested results ("# ok N name") are the test cases of the program
+# announced by the next top-level line; a case's time runs from the line
+# before it that started it ("#  RUN" of the C harness, the previous
+# result, or the program's start), so it includes setup and teardown.
+results=$(awk '
+function flush(top_ok, name, reason, secs) {
+	if (nested_n == 0) {
+		printf "%s\t%s%s (%.1f s)\n", top_ok ? (reason ~ /SKIP/ ? "SKIP" : "PASS") : "FAIL", name, reason, secs
+	} else {
+		for (i = 0; i < nested_n; i++)
+			print nested[i]
+		if (!top_ok && nested_fail == 0)
+			print "FAIL\t" name " (exit status" reason ")"
+	}
+	nested_n = 0; nested_fail = 0
+}
+{ ts = $1; sub(/^[^ ]* /, "") }
+/^# selftests: / { prog = $0; sub(/^# selftests: /, "", prog); sub(/: /, "/", prog); start = ts; mark = ts; next }
+/^# #  RUN / { mark = ts; next }
+/^# (not )?ok [0-9]+ / {
+	line = $0; sub(/^# /, "", line)
+	ok = (line !~ /^not /)
+	sub(/^(not )?ok [0-9]+ /, "", line)
+	if (line ~ /# SKIP/) st = "SKIP"; else st = ok ? "PASS" : "FAIL"
+	if (st == "FAIL") nested_fail++
+	nested[nested_n++] = sprintf("%s\t%s: %s (%.1f s)", st, prog, line, ts - mark)
+	mark = ts
+	next
+}
+/^(not )?ok [0-9]+ selftests: / {
+	line = $0; ok = (line !~ /^not /)
+	sub(/^(not )?ok [0-9]+ selftests: /, "", line)
+	reason = ""
+	if (match(line, / # .*/)) { reason = substr(line, RSTART); line = substr(line, 1, RSTART - 1) }
+	sub(/: /, "/", line)
+	flush(ok, line, reason, ts - start)
+}' "$LOGS/kselftest.times" 2>/dev/null || true)
+
+# Checks run on the host before the VM (checkpatch, spec consistency).
+[ -f "$LOGS/host-results" ] && results=$(cat "$LOGS/host-results"; echo "$results")
+
+echo
+echo "$results" | grep -v '^$' | sed 's/\t/  /' || true
+
+problems=0
+if [ ! -f "$LOGS/dmesg.log" ]; then
+	echo
+	echo "!!! the VM did not finish the test run (exit $vm_rc; timeout ${VM_TIMEOUT}s?). Last console lines:"
+	tail -n 40 "$LOGS/console.log"
+	problems=1
+fi
+splats_in "$LOGS/console.log" "$LOGS/dmesg.log" && problems=1
+if [ -s "$LOGS/kmemleak.log" ]; then
+	echo
+	echo "!!! kmemleak found unreferenced objects ($LOGS/kmemleak.log):"
+	head -n 60 "$LOGS/kmemleak.log"
+	problems=1
+fi
+if [ "$VARIANT" = debug ]; then
+	echo
+	leaks=$(grep -c '^unreferenced object' "$LOGS/kmemleak.log" 2>/dev/null || true)
+	echo "debug kernel: $(splat_count "$LOGS/console.log" "$LOGS/dmesg.log") KASAN/lockdep/WARN reports," \
+		"${leaks:-0} kmemleak reports"
+fi
+slow=$(echo "$results" | sed -n 's/^\(PASS\|FAIL\)\t\(.*\) (\([0-9.]*\) s)$/\3 \2/p' |
+	sort -rn | head -n 3 | awk '{t = $1; $1 = ""; printf "%s%s (%s s)", sep, substr($0, 2), t; sep = ", "}')
+[ -n "$slow" ] && echo "slowest: $slow"
+
+{
+	echo "$results" | grep -v '^$' || true
+	[ $problems = 1 ] && printf 'FAIL\tkernel log clean and VM back (%s)\n' "$LOGS"
+} > "$LOGS/results"
+
+echo
+echo "${CHECK_LABEL:+$CHECK_LABEL: }$(summary "$LOGS/results")"
+! grep -q '^FAIL' "$LOGS/results" && grep -q '^PASS' "$LOGS/results"

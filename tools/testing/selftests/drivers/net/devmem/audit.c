@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * No path but the devmem receive reads device memory: frames whose payload
+ * sits in a dmabuf are dropped when forwarded or mirrored out of another
+ * device, and BPF socket filters and nftables cannot load their payload,
+ * while the same rules do read a flow in host memory. Same environment
+ * and leak check as faults.c.
+ */
+#define _GNU_SOURCE
+#include <linux/uio.h>
+#define __iovec_defined 1
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <linux/filter.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+
+#include "../../../kselftest_harness.h"
+#include "devmem_fixture.h"
+#include "devmem_lib.h"
+#include "devmem_nl.h"
+#include "devmem_traffic.h"
+#include "netcfg.h"
+
+#define DMABUF_SIZE		(16 << 20)
+#define RX_ADDR			"192.0.6.1"
+#define TX_ADDR			"192.0.6.2"
+#define PORT			5600
+#define DEV_ID			34
+
+FIXTURE(audit)
+{
+	struct devmem_env env;
+};
+
+FIXTURE_SETUP(audit)
+{
+	const struct devmem_env_cfg cfg = {
+		.name = "audit",
+		.dev_id = DEV_ID,
+		.rx_addr = RX_ADDR,
+		.tx_addr = TX_ADDR,
+		.rss_queues = 2,
+		.dmabuf_size = DMABUF_SIZE,
+		.bind_queue = -1,
+		.listen_port = PORT,
+	};
+
+	if (!devmem_env_available())
+		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
+	/* veths a killed test left (its namespaces go in setup) */
+	link_del(NULL, "fwd34");
+	link_del(NULL, "mir34");
+	ASSERT_EQ(0, devmem_env_setup(&self->env, &cfg));
+}
+
+FIXTURE_TEARDOWN(audit)
+{
+	struct devmem_nl nl;
+
+	EXPECT_EQ(0, devmem_env_teardown(&self->env));
+	ASSERT_EQ(0, devmem_nl_open(&nl));
+	EXPECT_EQ(0, devmem_pools_settled(&nl, 10000));
+	devmem_nl_close(&nl);
+}
+
+/*
+ * Forwarding: data that landed in device memory and is routed out of
+ * another device must be dropped (nothing could read it to transmit it),
+ * never sent; the connection's data never arrives.
+ */
+TEST_F_TIMEOUT(audit, forwarded_unreadable_skbs_are_dropped, 60)
+{
+	char fwdns[40];
+	uint32_t id;
+	pid_t tx, rx;
+	int status;
+
+	snprintf(fwdns, sizeof(fwdns), "%s-fwd", self->env.ns);
+	ASSERT_EQ(0, netns_add(fwdns));
+	ASSERT_EQ(0, run("ip link add fwd%u type veth peer name fwdp%u",
+			 self->env.dev_id, self->env.dev_id));
+	ASSERT_EQ(0, run("ip link set fwdp%u netns %s", self->env.dev_id, fwdns));
+	ASSERT_EQ(0, run("ip addr add 198.18.0.1/24 dev fwd%u && ip link set fwd%u up",
+			 self->env.dev_id, self->env.dev_id));
+	ASSERT_EQ(0, run("ip -n %s addr add 198.18.0.2/24 dev fwdp%u",
+			 fwdns, self->env.dev_id));
+	ASSERT_EQ(0, run("ip -n %s link set fwdp%u up", fwdns, self->env.dev_id));
+	ASSERT_EQ(0, run("ip -n %s route add default via 198.18.0.1", fwdns));
+	ASSERT_EQ(0, run("ip -n %s route add 198.18.0.0/24 via %s", self->env.ns,
+			 RX_ADDR));
+	ASSERT_EQ(0, run("sysctl -qw net.ipv4.ip_forward=1"));
+	ASSERT_EQ(0, devmem_env_steer(&self->env, PORT + 3, 3));
+	ASSERT_EQ(0, devmem_env_bind(&self->env, &self->env.nl, 3, 1, &id));
+
+	/* receiver behind the router: counts what arrives in 5 s */
+	rx = fork();
+	ASSERT_GE(rx, 0);
+	if (!rx) {
+		execlp("ip", "ip", "netns", "exec", fwdns, "timeout", "8",
+		       "socat", "-u", "TCP4-LISTEN:5603,reuseaddr",
+		       "OPEN:/tmp/devmem-fwd.out,creat,trunc", NULL);
+		_exit(127);
+	}
+	usleep(500000);
+	tx = fork();
+	ASSERT_GE(tx, 0);
+	if (!tx) {
+		execlp("ip", "ip", "netns", "exec", self->env.ns, "timeout", "5",
+		       "socat", "-u", "OPEN:/dev/zero", "TCP4:198.18.0.2:5603",
+		       NULL);
+		_exit(127);
+	}
+	waitpid(tx, &status, 0);
+	waitpid(rx, &status, 0);
+	/* the handshake is readable and gets through; no payload does */
+	EXPECT_EQ(0, run("[ ! -s /tmp/devmem-fwd.out ]"));
+	run("rm -f /tmp/devmem-fwd.out; sysctl -qw net.ipv4.ip_forward=0");
+	link_del(NULL, "fwd34");
+	netns_del(fwdns);
+	devmem_nl_close(&self->env.nl);
+	ASSERT_EQ(0, devmem_nl_open(&self->env.nl));
+}
+
+/* Count what a packet socket on @ifindex sees of TCP to @port: frames,
+ * and frames carrying payload (longer than Ethernet + IPv4 + TCP headers).
+ */
+struct capture {
+	int fd;
+	int frames[2];		/* [0]: to port a, [1]: to port b */
+	int payload[2];
+};
+
+static int capture_open(struct capture *c, int ifindex, bool payload_filter)
+{
+	/* ldb [payload byte]; ret #65535 -- a load that fails drops */
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 14 + 20 + 32 + 64),
+		BPF_STMT(BPF_RET | BPF_K, 65535),
+	};
+	struct sock_fprog prog = { .len = 2, .filter = code };
+	struct sockaddr_ll ll = {
+		.sll_family = AF_PACKET,
+		.sll_protocol = htons(ETH_P_IP),
+		.sll_ifindex = ifindex,
+	};
+
+	memset(c, 0, sizeof(*c));
+	c->fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_IP));
+	if (c->fd < 0 || bind(c->fd, (struct sockaddr *)&ll, sizeof(ll)))
+		return -1;
+	if (payload_filter &&
+	    setsockopt(c->fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
+		       sizeof(prog)))
+		return -1;
+	return 0;
+}
+
+static void capture_drain(struct capture *c, int port_a, int port_b)
+{
+	uint8_t buf[9100];
+	int n;
+
+	while ((n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		int ihl, dport, i;
+
+		if (n < 14 + 20 + 20 || buf[14 + 9] != IPPROTO_TCP)
+			continue;
+		ihl = (buf[14] & 0xf) * 4;
+		dport = buf[14 + ihl + 2] << 8 | buf[14 + ihl + 3];
+		i = dport == port_a ? 0 : dport == port_b ? 1 : -1;
+		if (i < 0)
+			continue;
+		c->frames[i]++;
+		if (n > 14 + ihl + ((buf[14 + ihl + 12] >> 4) * 4))
+			c->payload[i]++;
+	}
+}
+
+/*
+ * A BPF socket filter that reads a payload byte can read it for a flow in
+ * host memory, never for one in device memory: the load fails and the
+ * filter drops, so the tap sees nothing of the devmem flow's data.
+ */
+TEST_F_TIMEOUT(audit, bpf_filter_cannot_read_devmem_payload, 120)
+{
+	size_t bytes = 2 << 20;
+	struct stream sd = { .map_size = DMABUF_SIZE };
+	struct stream sh = { .map_size = DMABUF_SIZE };
+	struct capture c;
+	int fd, fh, lfd2;
+	pid_t pd, ph;
+	uint32_t id;
+
+	ASSERT_EQ(0, devmem_env_steer(&self->env, PORT, 3));
+	ASSERT_EQ(0, devmem_env_bind(&self->env, &self->env.nl, 3, 1, &id));
+	ASSERT_EQ(0, capture_open(&c, self->env.ifindex, true));
+	lfd2 = listen_on(RX_ADDR, PORT + 6);
+	ASSERT_GE(lfd2, 0);
+
+	pd = sender_to(self->env.ns, RX_ADDR, PORT, bytes);
+	ph = sender_to(self->env.ns, RX_ADDR, PORT + 6, bytes);
+	fd = accept(self->env.lfd, NULL, NULL);
+	fh = accept(lfd2, NULL, NULL);
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(fh, 0);
+	EXPECT_EQ(0, recv_stream(fd, self->env.map, &sd, SIZE_MAX));
+	EXPECT_EQ(0, recv_stream(fh, self->env.map, &sh, SIZE_MAX));
+	capture_drain(&c, PORT, PORT + 6);
+
+	EXPECT_EQ(bytes, sd.devmem);
+	EXPECT_EQ(bytes, sh.host);
+	EXPECT_EQ(0, sd.errors + sh.errors);
+	TH_LOG("filter passed %d/%d payload frames of the devmem/host flows",
+	       c.payload[0], c.payload[1]);
+	EXPECT_EQ(0, c.payload[0]);
+	EXPECT_LT(0, c.payload[1]);
+	EXPECT_EQ(0, reap(pd));
+	EXPECT_EQ(0, reap(ph));
+	close(c.fd);
+	close(fd);
+	close(fh);
+	close(lfd2);
+	devmem_nl_close(&self->env.nl);
+	ASSERT_EQ(0, devmem_nl_open(&self->env.nl));
+}
+
+/*
+ * tc mirred mirrors every frame the bound port receives out of a veth:
+ * frames of device memory cannot be transmitted and are dropped there,
+ * header-only frames get through, and the stream itself is intact.
+ */
+TEST_F_TIMEOUT(audit, tc_mirror_of_devmem_frames_is_dropped, 120)
+{
+	size_t bytes = 2 << 20;
+	struct stream st = { .map_size = DMABUF_SIZE };
+	char mir[IFNAMSIZ];
+	struct capture c;
+	uint32_t id;
+	pid_t pid;
+	int fd;
+
+	snprintf(mir, sizeof(mir), "mir%u", self->env.dev_id);
+	if (run("tc qdisc add dev %s clsact 2>/dev/null", self->env.ifname))
+		SKIP(return, "no clsact qdisc (CONFIG_NET_SCH_INGRESS)");
+	ASSERT_EQ(0, run("ip link add %s type veth peer name %sp", mir, mir));
+	ASSERT_EQ(0, run("ip link set %s up && ip link set %sp up", mir, mir));
+	ASSERT_EQ(0, run("tc filter add dev %s ingress matchall action mirred egress mirror dev %s",
+			 self->env.ifname, mir));
+	snprintf(mir + strlen(mir), sizeof(mir) - strlen(mir), "p");
+	ASSERT_EQ(0, capture_open(&c, if_nametoindex(mir), false));
+
+	ASSERT_EQ(0, devmem_env_steer(&self->env, PORT, 3));
+	ASSERT_EQ(0, devmem_env_bind(&self->env, &self->env.nl, 3, 1, &id));
+	pid = sender_to(self->env.ns, RX_ADDR, PORT, bytes);
+	fd = accept(self->env.lfd, NULL, NULL);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(0, recv_stream(fd, self->env.map, &st, SIZE_MAX));
+	capture_drain(&c, PORT, 0);
+
+	EXPECT_EQ(bytes, st.devmem);
+	EXPECT_EQ(0, st.errors);
+	TH_LOG("mirror: %d frames, %d with payload", c.frames[0],
+	       c.payload[0]);
+	EXPECT_LT(0, c.frames[0]);
+	EXPECT_EQ(0, c.payload[0]);
+	EXPECT_EQ(0, reap(pid));
+	close(c.fd);
+	close(fd);
+	mir[strlen(mir) - 1] = 0;
+	run("ip link del %s; tc qdisc del dev %s clsact", mir, self->env.ifname);
+	devmem_nl_close(&self->env.nl);
+	ASSERT_EQ(0, devmem_nl_open(&self->env.nl));
+}
+
+/*
+ * An nftables rule that drops TCP segments carrying a non-zero payload
+ * byte stops a host-memory flow dead, and cannot read the payload of a
+ * devmem flow: the expression fails, the rule does not match, the stream
+ * arrives intact. Netfilter never copies device memory.
+ */
+TEST_F_TIMEOUT(audit, nftables_cannot_read_devmem_payload, 120)
+{
+	size_t bytes = 2 << 20;
+	struct stream sd = { .map_size = DMABUF_SIZE };
+	struct stream sh = { .map_size = DMABUF_SIZE };
+	struct pollfd pfd;
+	int fd, fh, lfd2;
+	pid_t pd, ph;
+	uint32_t id;
+
+	if (run("nft -v >/dev/null 2>&1"))
+		SKIP(return, "no nft (Debian package nftables)");
+	/* a killed run of this test may have left its table */
+	run("nft delete table inet devmem 2>/dev/null");
+	if (run("nft add table inet devmem 2>/dev/null"))
+		SKIP(return, "no nf_tables (CONFIG_NF_TABLES_INET)");
+	ASSERT_EQ(0, run("nft add chain inet devmem in '{ type filter hook input priority 0; }'"));
+	/* a payload byte 100 bytes into the TCP header: never 0 here */
+	ASSERT_EQ(0, run("nft add rule inet devmem in tcp dport '{ %d, %d }' %s",
+			 PORT, PORT + 7, "@th,800,8 != 0 counter drop"));
+
+	ASSERT_EQ(0, devmem_env_steer(&self->env, PORT, 3));
+	ASSERT_EQ(0, devmem_env_bind(&self->env, &self->env.nl, 3, 1, &id));
+	lfd2 = listen_on(RX_ADDR, PORT + 7);
+	ASSERT_GE(lfd2, 0);
+	pd = sender_to(self->env.ns, RX_ADDR, PORT, bytes);
+	ph = sender_to(self->env.ns, RX_ADDR, PORT + 7, bytes);
+	fd = accept(self->env.lfd, NULL, NULL);
+	fh = accept(lfd2, NULL, NULL);
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(fh, 0);
+
+	EXPECT_EQ(0, recv_stream(fd, self->env.map, &sd, SIZE_MAX));
+	EXPECT_EQ(bytes, sd.devmem);
+	EXPECT_EQ(0, sd.errors);
+	/* the host flow's data is dropped by the rule: nothing in 2 s */
+	pfd.fd = fh;
+	pfd.events = POLLIN;
+	EXPECT_EQ(0, poll(&pfd, 1, 2000));
+	EXPECT_EQ(0, sh.bytes);
+
+	run("nft list ruleset | grep counter | sed 's/^/# /'");
+	run("nft delete table inet devmem");
+	kill(ph, SIGKILL);
+	reap(ph);
+	EXPECT_EQ(0, reap(pd));
+	close(fd);
+	close(fh);
+	close(lfd2);
+	devmem_nl_close(&self->env.nl);
+	ASSERT_EQ(0, devmem_nl_open(&self->env.nl));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one test environment of the devmem C selftests: an hdsim port pair,
+ * the peer port in its own network namespace, an IPv4 /24 on both ends,
+ * RSS kept off the devmem queues, an ntuple rule steering the test port,
+ * tcp-data-split on, a udmabuf mapped for validation, optionally bound to
+ * a queue, and a listening socket. Built in-process (no exec).
+ *
+ * Each test program owns a fixed hdsim device id and namespace names, and
+ * setup first removes whatever a killed earlier test left behind: every
+ * hdsim device (with the addresses and rules on it) and this program's
+ * namespaces. A test that hit its timeout, whose teardown never ran,
+ * cannot make the next one fail.
+ */
+#ifndef DEVMEM_FIXTURE_H
+#define DEVMEM_FIXTURE_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "devmem_nl.h"
+
+struct devmem_env_cfg {
+	const char *name;	/* namespaces are "<name>-<dev_id>[-*]" */
+	unsigned int dev_id;	/* this program's hdsim device */
+	const char *rx_addr;	/* host end, /24 */
+	const char *tx_addr;	/* peer end, /24 */
+	int rss_queues;		/* RSS over queues 0..n-1 */
+	int steer_port;		/* TCP dst port steered... (0: no rule) */
+	int steer_queue;	/* ...to this queue */
+	size_t dmabuf_size;	/* udmabuf, mapped read-only (0: none) */
+	int bind_queue;		/* bind the udmabuf to it (-1: do not) */
+	int listen_port;	/* listening socket on rx_addr (0: none) */
+};
+
+struct devmem_env {
+	struct devmem_nl nl;
+	unsigned int dev_id;
+	char ifname[IFNAMSIZ];	/* host end, port 0 */
+	char peer[IFNAMSIZ];	/* peer end, port 1, in @ns */
+	char ns[32];
+	int ifindex;
+	int dmabuf;
+	uint8_t *map;
+	size_t map_size;
+	uint32_t binding;	/* id of the binding made by setup, or 0 */
+	int lfd;
+	bool dev_gone;		/* a test deleted the device itself */
+};
+
+/* false: no hdsim driver in this kernel (the test skips) */
+bool devmem_env_available(void);
+/* Remove what a killed test may have left behind (setup does it). */
+void devmem_env_reset(const struct devmem_env_cfg *cfg);
+/* 0 or -errno; the failing step is printed as a "# setup:" line. */
+int devmem_env_setup(struct devmem_env *env, const struct devmem_env_cfg *cfg);
+/* Steer TCP to @port onto @queue of the host end: 0 or -errno. */
+int devmem_env_steer(struct devmem_env *env, int port, int queue);
+/* Bind the environment's udmabuf to RX queues @first.. through @nl. */
+int devmem_env_bind(struct devmem_env *env, struct devmem_nl *nl, int first,
+		    int n, uint32_t *id);
+/* Returns the bindings still alive after up to 10 s (0: no leak). */
+int devmem_env_teardown(struct devmem_env *env);
+
+/*
+ * Leak check over page-pool-get: > 0 while a pool is detached with pages
+ * in flight or still on a dmabuf after @ms, 0 once none is.
+ */
+int devmem_pools_settled(struct devmem_nl *nl, int ms);
+
+/* Listening TCP socket on @addr:@port, or -errno. */
+int listen_on(const char *addr, int port);
+
+#endif /* DEVMEM_FIXTURE_H */

@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A test killed by its timeout never runs its teardown: its hdsim device,
+# with the address and flow rules on it, and its peer namespace stay. The
+# next test must pass anyway. Kill recv with SIGKILL in the middle of its
+# first test, as the harness does at a timeout, check the leftovers are
+# there, then run recv again: every test must pass and nothing may be left.
+
+cd "$(dirname "$0")" || exit 1
+. ../lib/ktap.sh
+. ./devmem_env.sh
+
+TMP=$(mktemp -d)
+trap 'pkill -KILL -x recv; rm -rf "$TMP"' EXIT
+
+ktap_plan 3
+if [ ! -d /sys/bus/hdsim ] || [ ! -e /dev/udmabuf ]; then
+	for i in 1 2 3; do ktap_skip "recovery $i" "no hdsim or udmabuf"; done
+	ktap_finish
+fi
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+
+# 1. kill recv once its first test is set up and bound
+./recv > "$TMP/killed.log" 2>&1 &
+set_up=0
+for i in $(seq 600); do
+	if grep -q "^#  RUN" "$TMP/killed.log" &&
+	   [ -e /run/netns/recv-31 ] && [ "$(live_bindings)" -ge 1 ]; then
+		set_up=1
+		break
+	fi
+	sleep 0.1
+done
+pkill -KILL -x recv
+wait 2>/dev/null
+sleep 0.5
+left=$(ls /sys/bus/hdsim/devices 2>/dev/null | xargs)
+if [ $set_up = 1 ] && [ -n "$left" ] && [ -e /run/netns/recv-31 ]; then
+	ktap_pass "recv killed mid-test: $left and netns recv-31 left behind"
+else
+	ktap_fail "recv killed mid-test" "set up $set_up, devices '$left'"
+	sed 's/^/# /' "$TMP/killed.log"
+fi
+
+# 2. the next run cleans up first and passes
+if ./recv > "$TMP/next.log" 2>&1 &&
+   grep -q "removing hdsim31 left by a killed test" "$TMP/next.log"; then
+	ktap_pass "next run of recv removes the leftovers and passes"
+else
+	ktap_fail "next run of recv" "exit or no cleanup line"
+	grep -E "^(not ok|# setup|#.*FAIL)" "$TMP/next.log" | sed 's/^/# /'
+fi
+
+# 3. and leaves nothing behind itself
+wait_no_bindings
+left=$(ls /sys/bus/hdsim/devices 2>/dev/null | xargs)
+if [ -z "$left" ] && [ ! -e /run/netns/recv-31 ] &&
+   [ "$(live_bindings)" = 0 ]; then
+	ktap_pass "nothing left after it: no hdsim device, netns or binding"
+else
+	ktap_fail "leftovers" "devices '$left', bindings $(live_bindings)"
+fi
+ktap_finish

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ncdevmem's memory providers: where the dmabuf that receives the payload
+ * comes from, and how the CPU reads a fragment back to validate it.
+ */
+#ifndef NCDEVMEM_H
+#define NCDEVMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KSFT_SKIP		4	/* exit status: skipped (kselftest) */
+
+struct devmem_mem;
+
+struct mem_ops {
+	const char *name;
+	/* Export @m->size bytes as a dmabuf into @m->fd. 0, -ENODEV when
+	 * there is no such device here (skip), or -errno.
+	 */
+	int (*alloc)(struct devmem_mem *m);
+	/* Copy device memory to @dst; NULL: the dmabuf is mmap()ed. */
+	int (*read)(const struct devmem_mem *m, void *dst, uint64_t off,
+		    size_t len);
+};
+
+struct devmem_mem {
+	const struct mem_ops *ops;
+	size_t size;
+	int fd;			/* the dmabuf */
+	uint8_t *map;		/* CPU mapping, host memory only */
+	uint64_t dptr;		/* device address, GPU memory only */
+	uint8_t *bounce;	/* fragments copied out of GPU memory */
+	size_t bounce_len;
+};
+
+/* The dmabuf and its CPU view: 0, -ENODEV (skip) or -errno. */
+int mem_open(struct devmem_mem *m, const char *provider, size_t size,
+	     size_t max_frag);
+void mem_close(struct devmem_mem *m);
+/* Where the CPU reads [@off, @off + @len), or NULL if it cannot. */
+const uint8_t *mem_frag(struct devmem_mem *m, uint64_t off, uint32_t len);
+/* Names of the providers, for the usage text. */
+const char *mem_providers(void);
+
+#endif /* NCDEVMEM_H */

@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * In-process network configuration: see netcfg.h.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <linux/ethtool.h>
+#include <linux/if_addr.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sockios.h>
+#include <libmnl/libmnl.h>
+
+#include "netcfg.h"
+
+/* Namespaces */
+
+static void netns_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, NETNS_RUN_DIR "/%s", name);
+}
+
+/*
+ * Like ip(8): the run directory is a shared mount point, so that the
+ * namespace mounts under it show in every mount namespace, and ip(8)
+ * finds it already set up and leaves it alone.
+ */
+static int netns_run_dir(void)
+{
+	if (mkdir(NETNS_RUN_DIR, 0755) && errno != EEXIST)
+		return -errno;
+	if (!mount("", NETNS_RUN_DIR, "none", MS_SHARED | MS_REC, NULL))
+		return 0;
+	if (errno != EINVAL)
+		return -errno;
+	if (mount(NETNS_RUN_DIR, NETNS_RUN_DIR, "none", MS_BIND | MS_REC, NULL) ||
+	    mount("", NETNS_RUN_DIR, "none", MS_SHARED | MS_REC, NULL))
+		return -errno;
+	return 0;
+}
+
+int netns_add(const char *name)
+{
+	char path[128];
+	int fd, home, err;
+
+	err = netns_run_dir();
+	if (err)
+		return err;
+	netns_path(path, sizeof(path), name);
+	fd = open(path, O_RDONLY | O_CREAT | O_EXCL, 0);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+
+	home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (home < 0) {
+		err = -errno;
+		goto err_unlink;
+	}
+	if (unshare(CLONE_NEWNET)) {
+		err = -errno;
+		goto err_close;
+	}
+	err = mount("/proc/self/ns/net", path, "none", MS_BIND, NULL) ? -errno : 0;
+	if (setns(home, CLONE_NEWNET) && !err)
+		err = -errno;
+	close(home);
+	if (err)
+		unlink(path);
+	return err;
+
+err_close:
+	close(home);
+err_unlink:
+	unlink(path);
+	return err;
+}
+
+int netns_del(const char *name)
+{
+	char path[128];
+
+	netns_path(path, sizeof(path), name);
+	umount2(path, MNT_DETACH);
+	return unlink(path) ? -errno : 0;
+}
+
+int netns_enter(const char *name)
+{
+	char path[128];
+	int home, fd;
+
+	netns_path(path, sizeof(path), name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (home < 0 || setns(fd, CLONE_NEWNET)) {
+		int err = -errno;
+
+		if (home >= 0)
+			close(home);
+		close(fd);
+		return err;
+	}
+	close(fd);
+	return home;
+}
+
+int netns_leave(int home_fd)
+{
+	int err = setns(home_fd, CLONE_NEWNET) ? -errno : 0;
+
+	close(home_fd);
+	return err;
+}
+
+/* rtnetlink */
+
+/* An rtnetlink socket in namespace @ns (NULL: the caller's). */
+static struct mnl_socket *rtnl_open(const char *ns)
+{
+	struct mnl_socket *sock;
+	int home = -1;
+
+	if (ns) {
+		home = netns_enter(ns);
+		if (home < 0) {
+			errno = -home;
+			return NULL;
+		}
+	}
+	sock = mnl_socket_open(NETLINK_ROUTE);
+	if (sock && mnl_socket_bind(sock, 0, MNL_SOCKET_AUTOPID)) {
+		mnl_socket_close(sock);
+		sock = NULL;
+	}
+	if (home >= 0) {
+		int err = errno;
+
+		netns_leave(home);
+		errno = err;
+	}
+	return sock;
+}
+
+/* Send one request in @ns and wait for its ACK. */
+static int rtnl_do(const char *ns, struct nlmsghdr *nlh)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct mnl_socket *sock;
+	int ret;
+
+	sock = rtnl_open(ns);
+	if (!sock)
+		return -errno;
+	nlh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = 1;
+	ret = mnl_socket_sendto(sock, nlh, nlh->nlmsg_len);
+	while (ret >= 0) {
+		ret = mnl_socket_recvfrom(sock, buf, sizeof(buf));
+		if (ret < 0)
+			break;
+		ret = mnl_cb_run(buf, ret, 1, mnl_socket_get_portid(sock),
+				 NULL, NULL);
+		if (ret <= MNL_CB_STOP)
+			break;
+	}
+	ret = ret < 0 ? -errno : 0;
+	mnl_socket_close(sock);
+	return ret;
+}
+
+static struct ifinfomsg *link_msg(char *buf, uint16_t type, int ifindex)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+
+	nlh->nlmsg_type = type;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	return ifi;
+}
+
+int link_set_up(const char *ns, int ifindex)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct ifinfomsg *ifi;
+
+	ifi = link_msg(buf, RTM_NEWLINK, ifindex);
+	ifi->ifi_flags = IFF_UP;
+	ifi->ifi_change = IFF_UP;
+	return rtnl_do(ns, (struct nlmsghdr *)buf);
+}
+
+int link_set_netns(int ifindex, const char *to_ns)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE], path[128];
+	int fd, err;
+
+	netns_path(path, sizeof(path), to_ns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	link_msg(buf, RTM_NEWLINK, ifindex);
+	mnl_attr_put_u32((struct nlmsghdr *)buf, IFLA_NET_NS_FD, fd);
+	err = rtnl_do(NULL, (struct nlmsghdr *)buf);
+	close(fd);
+	return err;
+}
+
+int link_del(const char *ns, const char *ifname)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+
+	link_msg(buf, RTM_DELLINK, 0);
+	mnl_attr_put_strz((struct nlmsghdr *)buf, IFLA_IFNAME, ifname);
+	return rtnl_do(ns, (struct nlmsghdr *)buf);
+}
+
+int addr_add(const char *ns, int ifindex, const char *addr, int prefix)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	unsigned char bin[16];
+	struct ifaddrmsg *ifa;
+	int family, len;
+
+	family = strchr(addr, ':') ? AF_INET6 : AF_INET;
+	len = family == AF_INET6 ? 16 : 4;
+	if (inet_pton(family, addr, bin) != 1)
+		return -EINVAL;
+	nlh->nlmsg_type = RTM_NEWADDR;
+	nlh->nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL;
+	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	ifa->ifa_family = family;
+	ifa->ifa_prefixlen = prefix;
+	ifa->ifa_index = ifindex;
+	ifa->ifa_flags = family == AF_INET6 ? IFA_F_NODAD : 0;
+	mnl_attr_put(nlh, IFA_LOCAL, len, bin);
+	mnl_attr_put(nlh, IFA_ADDRESS, len, bin);
+	return rtnl_do(ns, nlh);
+}
+
+/* ethtool ioctl */
+
+static int ethtool_ioctl(const char *ifname, void *cmd)
+{
+	struct ifreq ifr = { .ifr_data = cmd };
+	int fd, err;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	err = ioctl(fd, SIOCETHTOOL, &ifr) ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+int ethtool_rss_equal(const char *ifname, int nqueues)
+{
+	struct ethtool_rxfh_indir get = { .cmd = ETHTOOL_GRXFHINDIR };
+	struct ethtool_rxfh_indir *set;
+	uint32_t i;
+	int err;
+
+	/* size 0 asks for the table size; and resets the table to default */
+	err = ethtool_ioctl(ifname, &get);
+	if (err || !get.size)
+		return err ? err : -EOPNOTSUPP;
+	set = calloc(1, sizeof(*set) + get.size * sizeof(set->ring_index[0]));
+	if (!set)
+		return -ENOMEM;
+	set->cmd = ETHTOOL_SRXFHINDIR;
+	set->size = nqueues ? get.size : 0;
+	for (i = 0; nqueues && i < get.size; i++)
+		set->ring_index[i] = i % nqueues;
+	err = ethtool_ioctl(ifname, set);
+	free(set);
+	return err;
+}
+
+int ethtool_ntuple(const char *ifname, bool on)
+{
+	struct ethtool_value v = { .cmd = ETHTOOL_GFLAGS };
+	int err;
+
+	err = ethtool_ioctl(ifname, &v);
+	if (err)
+		return err;
+	v.cmd = ETHTOOL_SFLAGS;
+	v.data = on ? v.data | ETH_FLAG_NTUPLE : v.data & ~ETH_FLAG_NTUPLE;
+	return ethtool_ioctl(ifname, &v);
+}
+
+static int flow_addr(const char *text, uint32_t *val, uint32_t *mask,
+		     int family)
+{
+	int words = family == AF_INET6 ? 4 : 1;
+
+	if (!text)
+		return 0;
+	if (inet_pton(family, text, val) != 1)
+		return -EINVAL;
+	memset(mask, 0xff, words * 4);
+	return 0;
+}
+
+int ethtool_flow_add(const char *ifname, const char *src, const char *dst,
+		     uint16_t dport, int queue)
+{
+	struct ethtool_rxnfc nfc = { .cmd = ETHTOOL_SRXCLSRLINS };
+	struct ethtool_rx_flow_spec *fs = &nfc.fs;
+	bool v6 = (dst && strchr(dst, ':')) || (src && strchr(src, ':'));
+	int err;
+
+	fs->location = RX_CLS_LOC_ANY;
+	fs->ring_cookie = queue;
+	if (v6) {
+		fs->flow_type = TCP_V6_FLOW;
+		fs->h_u.tcp_ip6_spec.pdst = htons(dport);
+		fs->m_u.tcp_ip6_spec.pdst = 0xffff;
+		err = flow_addr(src, fs->h_u.tcp_ip6_spec.ip6src,
+				fs->m_u.tcp_ip6_spec.ip6src, AF_INET6) ?:
+		      flow_addr(dst, fs->h_u.tcp_ip6_spec.ip6dst,
+				fs->m_u.tcp_ip6_spec.ip6dst, AF_INET6);
+	} else {
+		fs->flow_type = TCP_V4_FLOW;
+		fs->h_u.tcp_ip4_spec.pdst = htons(dport);
+		fs->m_u.tcp_ip4_spec.pdst = 0xffff;
+		err = flow_addr(src, &fs->h_u.tcp_ip4_spec.ip4src,
+				&fs->m_u.tcp_ip4_spec.ip4src, AF_INET) ?:
+		      flow_addr(dst, &fs->h_u.tcp_ip4_spec.ip4dst,
+				&fs->m_u.tcp_ip4_spec.ip4dst, AF_INET);
+	}
+	if (!err)
+		err = ethtool_ioctl(ifname, &nfc);
+	return err ? err : (int)fs->location;
+}
+
+int ethtool_flow_del(const char *ifname, int location)
+{
+	struct ethtool_rxnfc nfc = { .cmd = ETHTOOL_SRXCLSRLDEL };
+
+	nfc.fs.location = location;
+	return ethtool_ioctl(ifname, &nfc);
+}
+
+/*
+ * The device's statistics (ETH_SS_STATS): @names gets ETH_GSTRING_LEN
+ * bytes per name, @vals one value each; both malloc()ed. Returns how many.
+ */
+int ethtool_stats(const char *ifname, char **names, uint64_t **vals)
+{
+	struct {
+		struct ethtool_sset_info hdr;
+		uint32_t len;
+	} info = { .hdr = { .cmd = ETHTOOL_GSSET_INFO,
+			    .sset_mask = 1ULL << ETH_SS_STATS } };
+	struct ethtool_gstrings *gs;
+	struct ethtool_stats *st;
+	uint32_t n;
+	int err;
+
+	err = ethtool_ioctl(ifname, &info);
+	if (err)
+		return err;
+	n = info.len;
+	gs = calloc(1, sizeof(*gs) + n * ETH_GSTRING_LEN);
+	st = calloc(1, sizeof(*st) + n * sizeof(st->data[0]));
+	err = gs && st ? 0 : -ENOMEM;
+	if (!err) {
+		gs->cmd = ETHTOOL_GSTRINGS;
+		gs->string_set = ETH_SS_STATS;
+		gs->len = n;
+		st->cmd = ETHTOOL_GSTATS;
+		st->n_stats = n;
+		err = ethtool_ioctl(ifname, gs) ?: ethtool_ioctl(ifname, st);
+	}
+	if (!err) {
+		*names = malloc(n * ETH_GSTRING_LEN);
+		*vals = malloc(n * sizeof(uint64_t));
+		if (*names && *vals) {
+			memcpy(*names, gs->data, n * ETH_GSTRING_LEN);
+			memcpy(*vals, st->data, n * sizeof(uint64_t));
+		} else {
+			free(*names);
+			free(*vals);
+			err = -ENOMEM;
+		}
+	}
+	free(gs);
+	free(st);
+	return err ? err : (int)n;
+}
+
+int64_t ethtool_stat(const char *ifname, const char *name)
+{
+	int64_t ret = -ENOENT;
+	uint64_t *vals;
+	char *names;
+	int i, n;
+
+	n = ethtool_stats(ifname, &names, &vals);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		if (!strncmp(names + i * ETH_GSTRING_LEN, name,
+			     ETH_GSTRING_LEN)) {
+			ret = vals[i];
+			break;
+		}
+	}
+	free(names);
+	free(vals);
+	return ret;
+}

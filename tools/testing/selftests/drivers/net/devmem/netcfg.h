@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * In-process network configuration for the devmem selftests and ncdevmem:
+ * named network namespaces (what `ip netns add|del` does), links up, moved
+ * and deleted and addresses added over rtnetlink, and the ethtool RSS,
+ * ntuple and flow-rule calls over the ethtool ioctl. No helper execs a
+ * program: on a debug kernel under TCG one exec of ip(8) costs seconds.
+ *
+ * Every function returns 0 (or a non-negative result) or -errno.
+ */
+#ifndef DEVMEM_NETCFG_H
+#define DEVMEM_NETCFG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define NETNS_RUN_DIR	"/run/netns"
+
+int netns_add(const char *name);
+int netns_del(const char *name);		/* -ENOENT if there is none */
+/* Switch this thread to namespace @name; returns an fd of the old one. */
+int netns_enter(const char *name);
+int netns_leave(int home_fd);
+
+/* @ns: namespace to act in, NULL for the caller's. */
+int link_set_up(const char *ns, int ifindex);
+int link_set_netns(int ifindex, const char *to_ns);
+int link_del(const char *ns, const char *ifname);	/* -ENODEV if none */
+/* @addr: IPv4 or IPv6 text; IPv6 addresses are added without DAD. */
+int addr_add(const char *ns, int ifindex, const char *addr, int prefix);
+
+/* ethtool, in the caller's namespace */
+int ethtool_rss_equal(const char *ifname, int nqueues);	/* 0: default */
+int ethtool_ntuple(const char *ifname, bool on);
+/*
+ * TCP flow rule to @queue for destination @dst (IPv4 or IPv6 text, NULL:
+ * any) port @dport, and source @src if set. Returns the rule's location.
+ */
+int ethtool_flow_add(const char *ifname, const char *src, const char *dst,
+		     uint16_t dport, int queue);
+int ethtool_flow_del(const char *ifname, int location);
+/*
+ * All of `ethtool -S`: @names gets ETH_GSTRING_LEN (32) bytes per name,
+ * @vals a value each, both to free(). Returns the count or -errno.
+ */
+int ethtool_stats(const char *ifname, char **names, uint64_t **vals);
+/* Value of the statistic called @name in `ethtool -S`, or -errno. */
+int64_t ethtool_stat(const char *ifname, const char *name);
+
+#endif /* DEVMEM_NETCFG_H */
