@@ -17,7 +17,7 @@ fi
 [ -x "$KST/run_kselftest.sh" ] || die "no kselftests in $KST (run: make tools)"
 
 mkdir -p "$LOGS"
-rm -f "$LOGS"/{kselftest.log,kselftest.times,dmesg.log,console.log,guest-start,kmemleak.log,results}
+rm -f "$LOGS"/{guest-kernel,kselftest.log,kselftest.times,kselftest.untimed,dmesg.log,console.log,guest-start,kmemleak.log,results}
 say "booting $(cat "$OBJ/include/config/kernel.release") in QEMU, running kselftests (console: $LOGS/console.log)"
 t0=$(date +%s.%N)
 set +e
@@ -46,6 +46,9 @@ fi
 # announced by the next top-level line; a case's time runs from the line
 # before it that started it ("#  RUN" of the C harness, the previous
 # result, or the program's start), so it includes setup and teardown.
+# Without the stamps (the VM did not finish) the cases still show, timeless.
+times=$LOGS/kselftest.times
+[ -s "$times" ] || { times=$LOGS/kselftest.untimed; sed 's/^/0 /' "$LOGS/kselftest.log" > "$times"; }
 results=$(awk '
 function flush(top_ok, name, reason, secs) {
 	if (nested_n == 0) {
@@ -78,7 +81,27 @@ function flush(top_ok, name, reason, secs) {
 	if (match(line, / # .*/)) { reason = substr(line, RSTART); line = substr(line, 1, RSTART - 1) }
 	sub(/: /, "/", line)
 	flush(ok, line, reason, ts - start)
-}' "$LOGS/kselftest.times" 2>/dev/null || true)
+}' "$times" 2>/dev/null || true)
+
+# The kernel that booted is the one this build produced (a stale image
+# must not pass the suite): release and version strings as built.
+booted_kernel()
+{
+	local want_rel want_ver
+
+	want_rel=$(cat "$OBJ/include/config/kernel.release")
+	want_ver=$(sed -n 's/^#define UTS_VERSION "\(.*\)"$/\1/p' \
+		"$OBJ/include/generated/utsversion.h" "$OBJ/include/generated/compile.h" \
+		2>/dev/null | head -n1)
+	if [ "$(head -n1 "$LOGS/guest-kernel" 2>/dev/null)" = "$want_rel" ] &&
+	   [ -n "$want_ver" ] && grep -qF -- "$want_ver" "$LOGS/guest-kernel"; then
+		printf 'PASS\tharness: booted the kernel just built (%s %s)\n' "$want_rel" "$want_ver"
+	else
+		printf 'FAIL\tharness: booted %s, built %s %s\n' \
+			"$(tr '\n' ' ' < "$LOGS/guest-kernel" 2>/dev/null)" "$want_rel" "$want_ver"
+	fi
+}
+results=$(booted_kernel; echo "$results")
 
 # Checks run on the host before the VM (checkpatch, spec consistency).
 [ -f "$LOGS/host-results" ] && results=$(cat "$LOGS/host-results"; echo "$results")

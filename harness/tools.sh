@@ -29,17 +29,6 @@ make -s -C "$BUILD/samples/devmem" -f "$SRC/samples/devmem/Makefile" \
 	KHDR="$HDR/include" >> "$LOGS/kselftest-build.log" 2>&1 ||
 	die "samples/devmem does not build (log: $LOGS/kselftest-build.log)"
 
-# What the booted kernel must match (kernel_release.sh).
-uts=$(sed -n 's/^#define UTS_VERSION "\(.*\)"$/\1/p' \
-	"$OBJ/include/generated/utsversion.h" "$OBJ/include/generated/compile.h" 2>/dev/null | head -n1)
-[ -n "$uts" ] || die "cannot find UTS_VERSION in $OBJ/include/generated"
-for t in $TARGETS; do
-	[ -d "$KST/$t" ] || continue
-	{
-		echo "BUILD_RELEASE='$(cat "$OBJ/include/config/kernel.release")'"
-		echo "BUILD_UTS_VERSION='$uts'"
-	} > "$KST/$t/build_info"
-done
 # The debug kernel runs several times slower under TCG: scale the
 # per-test timeouts (settings) by DEBUG_TIMEOUT_SCALE.
 if [ "$VARIANT" = debug ]; then

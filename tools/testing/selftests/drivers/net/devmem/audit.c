@@ -46,7 +46,6 @@ FIXTURE_SETUP(audit)
 		.tx_addr = TX_ADDR,
 		.rss_queues = 2,
 		.dmabuf_size = DMABUF_SIZE,
-		.bind_queue = -1,
 		.listen_port = PORT,
 	};
 
@@ -60,12 +59,8 @@ FIXTURE_SETUP(audit)
 
 FIXTURE_TEARDOWN(audit)
 {
-	struct devmem_nl nl;
-
 	EXPECT_EQ(0, devmem_env_teardown(&self->env));
-	ASSERT_EQ(0, devmem_nl_open(&nl));
-	EXPECT_EQ(0, devmem_pools_settled(&nl, 10000));
-	devmem_nl_close(&nl);
+	EXPECT_EQ(0, devmem_env_pools_leaked());
 }
 
 /*
@@ -73,7 +68,7 @@ FIXTURE_TEARDOWN(audit)
  * another device must be dropped (nothing could read it to transmit it),
  * never sent; the connection's data never arrives.
  */
-TEST_F_TIMEOUT(audit, forwarded_unreadable_skbs_are_dropped, 60)
+TEST_F_TIMEOUT(audit, forwarded_unreadable_skbs_are_dropped, 90)
 {
 	char fwdns[40];
 	uint32_t id;
@@ -182,6 +177,40 @@ static void capture_drain(struct capture *c, int port_a, int port_b)
 }
 
 /*
+ * Two flows from the peer: the listening port into device memory (queue
+ * 3, bound) and @host_port into host memory (RSS), both accepted.
+ */
+struct two_flows {
+	int lfd;		/* listening on @host_port */
+	int dev, host;		/* the connections */
+	pid_t dev_tx, host_tx;	/* their senders */
+};
+
+static int two_flows_start(struct devmem_env *env, int host_port,
+			   size_t bytes, struct two_flows *f)
+{
+	uint32_t id;
+
+	f->lfd = listen_on(env->rx_addr, host_port);
+	if (f->lfd < 0)
+		return f->lfd;
+	f->dev = devmem_env_bound_stream(env, &env->nl, 3, bytes, &id,
+					 &f->dev_tx);
+	if (f->dev < 0)
+		return f->dev;
+	f->host_tx = sender_to(env->ns, env->rx_addr, host_port, bytes);
+	f->host = accept(f->lfd, NULL, NULL);
+	return f->host < 0 ? -errno : 0;
+}
+
+static void two_flows_close(struct two_flows *f)
+{
+	close(f->dev);
+	close(f->host);
+	close(f->lfd);
+}
+
+/*
  * A BPF socket filter that reads a payload byte can read it for a flow in
  * host memory, never for one in device memory: the load fails and the
  * filter drops, so the tap sees nothing of the devmem flow's data.
@@ -191,25 +220,13 @@ TEST_F_TIMEOUT(audit, bpf_filter_cannot_read_devmem_payload, 120)
 	size_t bytes = 2 << 20;
 	struct stream sd = { .map_size = DMABUF_SIZE };
 	struct stream sh = { .map_size = DMABUF_SIZE };
+	struct two_flows f;
 	struct capture c;
-	int fd, fh, lfd2;
-	pid_t pd, ph;
-	uint32_t id;
 
-	ASSERT_EQ(0, devmem_env_steer(&self->env, PORT, 3));
-	ASSERT_EQ(0, devmem_env_bind(&self->env, &self->env.nl, 3, 1, &id));
 	ASSERT_EQ(0, capture_open(&c, self->env.ifindex, true));
-	lfd2 = listen_on(RX_ADDR, PORT + 6);
-	ASSERT_GE(lfd2, 0);
-
-	pd = sender_to(self->env.ns, RX_ADDR, PORT, bytes);
-	ph = sender_to(self->env.ns, RX_ADDR, PORT + 6, bytes);
-	fd = accept(self->env.lfd, NULL, NULL);
-	fh = accept(lfd2, NULL, NULL);
-	ASSERT_GE(fd, 0);
-	ASSERT_GE(fh, 0);
-	EXPECT_EQ(0, recv_stream(fd, self->env.map, &sd, SIZE_MAX));
-	EXPECT_EQ(0, recv_stream(fh, self->env.map, &sh, SIZE_MAX));
+	ASSERT_EQ(0, two_flows_start(&self->env, PORT + 6, bytes, &f));
+	EXPECT_EQ(0, recv_stream(f.dev, self->env.map, &sd, SIZE_MAX));
+	EXPECT_EQ(0, recv_stream(f.host, self->env.map, &sh, SIZE_MAX));
 	capture_drain(&c, PORT, PORT + 6);
 
 	EXPECT_EQ(bytes, sd.devmem);
@@ -219,12 +236,10 @@ TEST_F_TIMEOUT(audit, bpf_filter_cannot_read_devmem_payload, 120)
 	       c.payload[0], c.payload[1]);
 	EXPECT_EQ(0, c.payload[0]);
 	EXPECT_LT(0, c.payload[1]);
-	EXPECT_EQ(0, reap(pd));
-	EXPECT_EQ(0, reap(ph));
+	EXPECT_EQ(0, reap(f.dev_tx));
+	EXPECT_EQ(0, reap(f.host_tx));
 	close(c.fd);
-	close(fd);
-	close(fh);
-	close(lfd2);
+	two_flows_close(&f);
 	devmem_nl_close(&self->env.nl);
 	ASSERT_EQ(0, devmem_nl_open(&self->env.nl));
 }
@@ -254,10 +269,8 @@ TEST_F_TIMEOUT(audit, tc_mirror_of_devmem_frames_is_dropped, 120)
 	snprintf(mir + strlen(mir), sizeof(mir) - strlen(mir), "p");
 	ASSERT_EQ(0, capture_open(&c, if_nametoindex(mir), false));
 
-	ASSERT_EQ(0, devmem_env_steer(&self->env, PORT, 3));
-	ASSERT_EQ(0, devmem_env_bind(&self->env, &self->env.nl, 3, 1, &id));
-	pid = sender_to(self->env.ns, RX_ADDR, PORT, bytes);
-	fd = accept(self->env.lfd, NULL, NULL);
+	fd = devmem_env_bound_stream(&self->env, &self->env.nl, 3, bytes, &id,
+				     &pid);
 	ASSERT_GE(fd, 0);
 	EXPECT_EQ(0, recv_stream(fd, self->env.map, &st, SIZE_MAX));
 	capture_drain(&c, PORT, 0);
@@ -287,11 +300,8 @@ TEST_F_TIMEOUT(audit, nftables_cannot_read_devmem_payload, 120)
 {
 	size_t bytes = 2 << 20;
 	struct stream sd = { .map_size = DMABUF_SIZE };
-	struct stream sh = { .map_size = DMABUF_SIZE };
+	struct two_flows f;
 	struct pollfd pfd;
-	int fd, fh, lfd2;
-	pid_t pd, ph;
-	uint32_t id;
 
 	if (run("nft -v >/dev/null 2>&1"))
 		SKIP(return, "no nft (Debian package nftables)");
@@ -304,34 +314,21 @@ TEST_F_TIMEOUT(audit, nftables_cannot_read_devmem_payload, 120)
 	ASSERT_EQ(0, run("nft add rule inet devmem in tcp dport '{ %d, %d }' %s",
 			 PORT, PORT + 7, "@th,800,8 != 0 counter drop"));
 
-	ASSERT_EQ(0, devmem_env_steer(&self->env, PORT, 3));
-	ASSERT_EQ(0, devmem_env_bind(&self->env, &self->env.nl, 3, 1, &id));
-	lfd2 = listen_on(RX_ADDR, PORT + 7);
-	ASSERT_GE(lfd2, 0);
-	pd = sender_to(self->env.ns, RX_ADDR, PORT, bytes);
-	ph = sender_to(self->env.ns, RX_ADDR, PORT + 7, bytes);
-	fd = accept(self->env.lfd, NULL, NULL);
-	fh = accept(lfd2, NULL, NULL);
-	ASSERT_GE(fd, 0);
-	ASSERT_GE(fh, 0);
-
-	EXPECT_EQ(0, recv_stream(fd, self->env.map, &sd, SIZE_MAX));
+	ASSERT_EQ(0, two_flows_start(&self->env, PORT + 7, bytes, &f));
+	EXPECT_EQ(0, recv_stream(f.dev, self->env.map, &sd, SIZE_MAX));
 	EXPECT_EQ(bytes, sd.devmem);
 	EXPECT_EQ(0, sd.errors);
 	/* the host flow's data is dropped by the rule: nothing in 2 s */
-	pfd.fd = fh;
+	pfd.fd = f.host;
 	pfd.events = POLLIN;
 	EXPECT_EQ(0, poll(&pfd, 1, 2000));
-	EXPECT_EQ(0, sh.bytes);
 
 	run("nft list ruleset | grep counter | sed 's/^/# /'");
 	run("nft delete table inet devmem");
-	kill(ph, SIGKILL);
-	reap(ph);
-	EXPECT_EQ(0, reap(pd));
-	close(fd);
-	close(fh);
-	close(lfd2);
+	kill(f.host_tx, SIGKILL);
+	reap(f.host_tx);
+	EXPECT_EQ(0, reap(f.dev_tx));
+	two_flows_close(&f);
 	devmem_nl_close(&self->env.nl);
 	ASSERT_EQ(0, devmem_nl_open(&self->env.nl));
 }

@@ -3,6 +3,12 @@
  * The devmem selftests' one environment: see devmem_fixture.h.
  */
 #define _GNU_SOURCE
+/* struct dmabuf_cmsg and dmabuf_token come from the uapi header, whose
+ * struct iovec must win over the C library's
+ */
+#include <linux/uio.h>
+#define __iovec_defined 1
+
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +23,7 @@
 
 #include "devmem_fixture.h"
 #include "devmem_lib.h"
+#include "devmem_traffic.h"
 #include "netcfg.h"
 
 bool devmem_env_available(void)
@@ -162,7 +169,7 @@ static int env_dmabuf(struct devmem_env *env, const struct devmem_env_cfg *cfg)
 		return step(-errno, "mmap udmabuf");
 	}
 	env->map_size = cfg->dmabuf_size;
-	if (cfg->bind_queue < 0)
+	if (!cfg->bind_queue)
 		return 0;
 	return step(devmem_env_bind(env, &env->nl, cfg->bind_queue, 1,
 				    &env->binding), "bind-rx");
@@ -176,6 +183,8 @@ int devmem_env_setup(struct devmem_env *env, const struct devmem_env_cfg *cfg)
 	env->dmabuf = -1;
 	env->lfd = -1;
 	env->dev_id = cfg->dev_id;
+	env->listen_port = cfg->listen_port;
+	snprintf(env->rx_addr, sizeof(env->rx_addr), "%s", cfg->rx_addr);
 	env_ns_name(env->ns, sizeof(env->ns), cfg);
 
 	debugfs_mount();
@@ -222,7 +231,49 @@ int devmem_env_teardown(struct devmem_env *env)
 	netns_del_prefix(prefix);
 	if (!env->dev_gone)
 		hdsim_del(env->dev_id);
-	return devmem_wait_bindings(0, 10000);
+	if (!devmem_wait_bindings(0, 10000))
+		return 0;
+	run("sed 's/^/# /' " DEVMEM_DEBUGFS "; ss -tanoem | grep -v LISTEN | sed 's/^/# /'");
+	return devmem_wait_bindings(0, 5000);
+}
+
+int devmem_env_stream(struct devmem_env *env, size_t bytes, pid_t *sender)
+{
+	int fd;
+
+	*sender = sender_to(env->ns, env->rx_addr, env->listen_port, bytes);
+	if (*sender < 0)
+		return -errno;
+	fd = accept(env->lfd, NULL, NULL);
+	return fd < 0 ? -errno : fd;
+}
+
+int devmem_env_bound_stream(struct devmem_env *env, struct devmem_nl *nl,
+			    int queue, size_t bytes, uint32_t *id,
+			    pid_t *sender)
+{
+	int err;
+
+	err = devmem_env_steer(env, env->listen_port, queue) ?:
+	      devmem_env_bind(env, nl, queue, 1, id);
+	return err ?: devmem_env_stream(env, bytes, sender);
+}
+
+int devmem_env_pools_leaked(void)
+{
+	struct devmem_nl nl;
+	int bad;
+
+	if (devmem_nl_open(&nl))
+		return -1;
+	bad = devmem_pools_settled(&nl, 10000);
+	if (bad) {
+		/* who still holds memory: sockets, in every namespace */
+		run("sed 's/^/# /' /proc/net/sockstat; ss -tanempi | sed 's/^/# /'");
+		run("ip -all netns exec ss -tanempi | sed 's/^/# /'");
+	}
+	devmem_nl_close(&nl);
+	return bad;
 }
 
 /*

@@ -16,6 +16,8 @@
 #define DEVMEM_FIXTURE_H
 
 #include <net/if.h>
+#include <netinet/in.h>
+#include <sys/types.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,7 +33,7 @@ struct devmem_env_cfg {
 	int steer_port;		/* TCP dst port steered... (0: no rule) */
 	int steer_queue;	/* ...to this queue */
 	size_t dmabuf_size;	/* udmabuf, mapped read-only (0: none) */
-	int bind_queue;		/* bind the udmabuf to it (-1: do not) */
+	int bind_queue;		/* bind the udmabuf to it (0: do not) */
 	int listen_port;	/* listening socket on rx_addr (0: none) */
 };
 
@@ -41,12 +43,14 @@ struct devmem_env {
 	char ifname[IFNAMSIZ];	/* host end, port 0 */
 	char peer[IFNAMSIZ];	/* peer end, port 1, in @ns */
 	char ns[32];
+	char rx_addr[INET_ADDRSTRLEN];
 	int ifindex;
 	int dmabuf;
 	uint8_t *map;
 	size_t map_size;
 	uint32_t binding;	/* id of the binding made by setup, or 0 */
-	int lfd;
+	int lfd;		/* listening on rx_addr:listen_port */
+	int listen_port;
 	bool dev_gone;		/* a test deleted the device itself */
 };
 
@@ -61,8 +65,26 @@ int devmem_env_steer(struct devmem_env *env, int port, int queue);
 /* Bind the environment's udmabuf to RX queues @first.. through @nl. */
 int devmem_env_bind(struct devmem_env *env, struct devmem_nl *nl, int first,
 		    int n, uint32_t *id);
-/* Returns the bindings still alive after up to 10 s (0: no leak). */
+/*
+ * Fork a sender of @bytes of the pattern from the peer namespace to the
+ * listening socket and accept it: the connection's fd (or -errno), the
+ * sender's pid in @sender.
+ */
+int devmem_env_stream(struct devmem_env *env, size_t bytes, pid_t *sender);
+/*
+ * The same on a bound queue: steer the listening port to @queue, bind the
+ * udmabuf to it through @nl (the binding's id in @id), then stream.
+ */
+int devmem_env_bound_stream(struct devmem_env *env, struct devmem_nl *nl,
+			    int queue, size_t bytes, uint32_t *id,
+			    pid_t *sender);
+/*
+ * Tear down; the bindings still alive after up to 10 s (0: no leak), who
+ * holds them printed if any.
+ */
 int devmem_env_teardown(struct devmem_env *env);
+/* Page pools still detached or on a dmabuf after 10 s (who holds printed). */
+int devmem_env_pools_leaked(void);
 
 /*
  * Leak check over page-pool-get: > 0 while a pool is detached with pages

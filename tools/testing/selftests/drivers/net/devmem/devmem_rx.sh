@@ -72,7 +72,7 @@ rx_case()
 
 # The long stream (MiB): 1 GiB by default, DEVMEM_LONG_MIB to change.
 LONG_MIB=${DEVMEM_LONG_MIB:-1024}
-PLAN=17
+PLAN=22
 ktap_plan $PLAN
 
 if [ ! -d /sys/bus/hdsim ] || [ ! -e /dev/udmabuf ]; then
@@ -180,6 +180,44 @@ RX_ENV="LD_LIBRARY_PATH=$PWD FAKE_GPU_DEVICES=0"
 ktap_check "cuda runtime without a GPU skips clearly (exit 4)" \
 	gpu_skip_case cuda
 RX_ENV=
+
+# the rest of ncdevmem's flags
+rx_case "ipv4 4 MiB, 8 frags per DONTNEED, 4 KiB reads" 192.0.2.1 \
+	$((4 << 20)) socat --dontneed-batch 8 --read-size 4096
+hds_case()
+{
+	./ncdevmem -f "$IF" --hds off &&
+	! ./ncdevmem -f "$IF" --bind-only --size $((4 << 20)) 2>/dev/null &&
+	./ncdevmem -f "$IF" --hds on &&
+	./ncdevmem -f "$IF" --bind-only --size $((4 << 20)) |
+		grep -q "^bind size_bytes=4194304 niovs=1024 "
+}
+ktap_check "--hds off refuses a bind, --hds on and --bind-only bind" hds_case
+queues_case()
+{
+	[ "$(./ncdevmem -f "$IF" --show-queues | grep -c ": host memory$")" = 4 ] &&
+	./ncdevmem --pools | grep -q "^pool [0-9]* ifindex $(cat /sys/class/net/"$IF"/ifindex) "
+}
+ktap_check "--show-queues: 4 queues on host memory; --pools lists ours" queues_case
+copy_case()
+{
+	local out=$TMP/copy.out log=$TMP/copy.log pid
+
+	head -c $((2 << 20)) < "$TMP/data" > "$TMP/send"
+	./ncdevmem -l --copy -s 192.0.2.1 -p $PORT -v 7 --read-size 65536 \
+		> "$out" 2> "$log" &
+	pid=$!
+	wait_line "$log" "^listening" &&
+	ip netns exec "$NS" socat -u "FILE:$TMP/send" "TCP:192.0.2.1:$PORT" &&
+	wait $pid &&
+	grep -q "^received 2097152 bytes: 0 in device memory" "$out"
+}
+ktap_check "--copy: plain recv() of the same stream, validated" copy_case
+if [ -e /dev/dma_heap/system ]; then
+	rx_case "dma heap 4 MiB" 192.0.2.1 $((4 << 20)) socat --memory heap
+else
+	ktap_skip "dma heap 4 MiB" "no /dev/dma_heap/system"
+fi
 
 # upstream's bind self-tests (ncdevmem without -s and -c)
 ktap_check "ncdevmem bind self-tests" ./ncdevmem -f "$IF"

@@ -67,7 +67,6 @@ FIXTURE_SETUP(faults)
 		.tx_addr = TX_ADDR,
 		.rss_queues = 2,
 		.dmabuf_size = DMABUF_SIZE,
-		.bind_queue = -1,
 		.listen_port = PORT,
 	};
 
@@ -79,19 +78,8 @@ FIXTURE_SETUP(faults)
 
 FIXTURE_TEARDOWN(faults)
 {
-	struct devmem_nl nl;
-
-	if (devmem_env_teardown(&self->env))
-		run("cat " DEVMEM_DEBUGFS " | sed 's/^/# /'");
-	EXPECT_EQ(0, devmem_wait_bindings(0, 5000));
-	ASSERT_EQ(0, devmem_nl_open(&nl));
-	if (devmem_pools_settled(&nl, 10000)) {
-		/* who still holds memory: sockets, in every namespace */
-		run("cat /proc/net/sockstat | sed 's/^/# /'; ss -tanempi | sed 's/^/# /'");
-		run("ip -all netns exec ss -tanempi | sed 's/^/# /'");
-		EXPECT_EQ(0, devmem_pools_settled(&nl, 100));
-	}
-	devmem_nl_close(&nl);
+	EXPECT_EQ(0, devmem_env_teardown(&self->env));
+	EXPECT_EQ(0, devmem_env_pools_leaked());
 }
 
 /* Column @col (0-based) of the debugfs line of binding @id, or -1. */
@@ -138,7 +126,7 @@ static int wait_binding_gone(uint32_t id, int ms)
  * restarts on host memory, and the stream goes on, every byte intact,
  * partly in device memory and partly in host memory.
  */
-TEST_F_TIMEOUT(faults, unbind_under_traffic_loses_nothing, 120)
+TEST_F_TIMEOUT(faults, unbind_under_traffic_loses_nothing, 240)
 {
 	size_t bytes = 48 << 20;
 	struct stream st = { .map_size = DMABUF_SIZE };
@@ -147,11 +135,9 @@ TEST_F_TIMEOUT(faults, unbind_under_traffic_loses_nothing, 120)
 	uint32_t id;
 	pid_t pid;
 
-	ASSERT_EQ(0, devmem_env_steer(&self->env, PORT, 3));
 	ASSERT_EQ(0, devmem_nl_open(&nl2));
-	ASSERT_EQ(0, devmem_env_bind(&self->env, &nl2, 3, 1, &id));
-	pid = sender_to(self->env.ns, RX_ADDR, PORT, bytes);
-	fd = accept(self->env.lfd, NULL, NULL);
+	fd = devmem_env_bound_stream(&self->env, &nl2, 3, bytes, &id,
+				     &pid);
 	ASSERT_GE(fd, 0);
 
 	ASSERT_GT(recv_stream(fd, self->env.map, &st, 4 << 20), 0);
@@ -223,6 +209,33 @@ TEST_F_TIMEOUT(faults, sigkill_receiver_holding_10k_tokens, 180)
 }
 
 /*
+ * The device goes away under a stream: bind queue 3 through @nl (opened
+ * here), stream 8 MiB, keep the tokens of the first MiB (in @st->held if
+ * set), then delete the device. Returns the connection, or -errno.
+ */
+static int device_gone_holding_tokens(struct devmem_env *env,
+				      struct devmem_nl *nl, struct stream *st,
+				      uint32_t *id, pid_t *sender)
+{
+	int fd, err;
+
+	err = devmem_nl_open(nl);
+	if (err)
+		return err;
+	fd = devmem_env_bound_stream(env, nl, 3, 8 << 20, id, sender);
+	if (fd < 0)
+		return fd;
+	while (st->bytes < (1 << 20))
+		if (recv_step(fd, env->map, st, true, SIZE_MAX) <= 0)
+			return -EIO;
+	err = hdsim_del(env->dev_id);
+	if (err)
+		return err;
+	env->dev_gone = true;
+	return fd;
+}
+
+/*
  * Upstream's panic case: the device goes away while a socket holds tokens
  * and the binding is still open; then tokens come back, the TCP socket
  * closes and last the netlink socket.
@@ -238,19 +251,9 @@ TEST_F_TIMEOUT(faults, device_deleted_with_tokens_held_then_sockets_closed, 120)
 	uint32_t id;
 	pid_t pid;
 
-	ASSERT_EQ(0, devmem_env_steer(&self->env, PORT, 3));
-	ASSERT_EQ(0, devmem_nl_open(&nl2));
-	ASSERT_EQ(0, devmem_env_bind(&self->env, &nl2, 3, 1, &id));
-	pid = sender_to(self->env.ns, RX_ADDR, PORT, 8 << 20);
-	fd = accept(self->env.lfd, NULL, NULL);
+	fd = device_gone_holding_tokens(&self->env, &nl2, &st, &id, &pid);
 	ASSERT_GE(fd, 0);
-	/* hold the tokens of the first MiB */
-	while (st.bytes < (1 << 20))
-		ASSERT_GT(recv_step(fd, self->env.map, &st, true, SIZE_MAX), 0);
 	ASSERT_EQ(st.frags, st.nheld);
-
-	ASSERT_EQ(0, hdsim_del(self->env.dev_id));
-	self->env.dev_gone = true;
 	/* the binding is unbound but alive: its net_iovs are still out */
 	EXPECT_GE(binding_column(id, COL_INFLIGHT), (long)st.nheld);
 
@@ -280,17 +283,8 @@ TEST_F_TIMEOUT(faults, device_deleted_then_netlink_closed_then_tcp_closed, 120)
 	pid_t pid;
 	int fd;
 
-	ASSERT_EQ(0, devmem_env_steer(&self->env, PORT, 3));
-	ASSERT_EQ(0, devmem_nl_open(&nl2));
-	ASSERT_EQ(0, devmem_env_bind(&self->env, &nl2, 3, 1, &id));
-	pid = sender_to(self->env.ns, RX_ADDR, PORT, 8 << 20);
-	fd = accept(self->env.lfd, NULL, NULL);
+	fd = device_gone_holding_tokens(&self->env, &nl2, &st, &id, &pid);
 	ASSERT_GE(fd, 0);
-	while (st.bytes < (1 << 20))
-		ASSERT_GT(recv_step(fd, self->env.map, &st, true, SIZE_MAX), 0);
-
-	ASSERT_EQ(0, hdsim_del(self->env.dev_id));
-	self->env.dev_gone = true;
 	devmem_nl_close(&nl2);
 	/* tokens still held by the socket keep the binding alive */
 	EXPECT_EQ(1, devmem_bindings_live());
@@ -366,10 +360,8 @@ TEST_F_TIMEOUT(faults, bound_queue_restart_under_traffic_loses_nothing, 120)
 
 	snprintf(path, sizeof(path), "/sys/kernel/debug/hdsim/hdsim%u/port0/queue_restart",
 		 self->env.dev_id);
-	ASSERT_EQ(0, devmem_env_steer(&self->env, PORT, 3));
-	ASSERT_EQ(0, devmem_env_bind(&self->env, &self->env.nl, 3, 1, &id));
-	pid = sender_to(self->env.ns, RX_ADDR, PORT, bytes);
-	fd = accept(self->env.lfd, NULL, NULL);
+	fd = devmem_env_bound_stream(&self->env, &self->env.nl, 3, bytes, &id,
+				     &pid);
 	ASSERT_GE(fd, 0);
 	for (i = 0; i < 4; i++) {
 		ASSERT_GT(recv_stream(fd, self->env.map, &st, mark * (i + 1)), 0);
@@ -523,8 +515,7 @@ TEST_F_TIMEOUT(faults, concurrent_bind_unbind_loops_under_traffic, 300)
 		}
 	}
 	close(ids[1]);
-	tx = sender_to(self->env.ns, RX_ADDR, PORT, bytes);
-	fd = accept(self->env.lfd, NULL, NULL);
+	fd = devmem_env_stream(&self->env, bytes, &tx);
 	ASSERT_GE(fd, 0);
 	EXPECT_EQ(0, recv_stream(fd, map, &st, SIZE_MAX));
 	EXPECT_EQ(bytes, st.bytes);

@@ -58,7 +58,6 @@ FIXTURE_SETUP(fuzz)
 		.steer_port = PORT,
 		.steer_queue = 3,
 		.dmabuf_size = DMABUF_SIZE,
-		.bind_queue = -1,
 		.listen_port = PORT,
 	};
 
@@ -425,8 +424,7 @@ TEST_F_TIMEOUT(fuzz, recvmsg_sizes_and_dontneed_arrays, 600)
 	ASSERT_EQ(0, devmem_bind_rx(&self->env.nl, self->env.ifindex, self->env.dmabuf,
 				    &(struct devmem_queue){ 3, 0 }, 1,
 				    &(uint32_t){ 0 }));
-	pid = sender_to(self->env.ns, RX_ADDR, PORT, bytes);
-	fd = accept(self->env.lfd, NULL, NULL);
+	fd = devmem_env_stream(&self->env, bytes, &pid);
 	ASSERT_GE(fd, 0);
 
 	while (st.bytes < bytes) {

@@ -63,9 +63,7 @@ FIXTURE_SETUP(recv)
 
 FIXTURE_TEARDOWN(recv)
 {
-	if (devmem_env_teardown(&self->env))
-		run("cat " DEVMEM_DEBUGFS "; ss -tanoem | grep -v LISTEN | sed 's/^/# /'");
-	EXPECT_EQ(0, devmem_wait_bindings(0, 5000));
+	EXPECT_EQ(0, devmem_env_teardown(&self->env));
 }
 
 static char ctrl[80000];
@@ -78,8 +76,7 @@ TEST_F(recv, frags_land_in_the_dmabuf_at_their_offsets)
 	pid_t pid;
 	int fd, i;
 
-	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, bytes);
-	fd = accept(self->env.lfd, NULL, NULL);
+	fd = devmem_env_stream(&self->env, bytes, &pid);
 	ASSERT_GE(fd, 0);
 	while (got < bytes) {
 		devmem_recv(fd, bytes, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
@@ -111,8 +108,7 @@ TEST_F(recv, reader_without_flag_gets_efault)
 	pid_t pid;
 	int fd;
 
-	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
-	fd = accept(self->env.lfd, NULL, NULL);
+	fd = devmem_env_stream(&self->env, 64 << 10, &pid);
 	ASSERT_GE(fd, 0);
 	wait_inq(fd, 1);
 	EXPECT_EQ(-1, recv(fd, buf, sizeof(buf), 0));
@@ -127,8 +123,7 @@ TEST_F(recv, peek_is_refused)
 	pid_t pid;
 	int fd;
 
-	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
-	fd = accept(self->env.lfd, NULL, NULL);
+	fd = devmem_env_stream(&self->env, 64 << 10, &pid);
 	wait_inq(fd, 1);
 	devmem_recv(fd, 4096, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM | MSG_PEEK,
 		    &r);
@@ -144,8 +139,7 @@ TEST_F(recv, no_control_buffer_fails_and_loses_nothing)
 	pid_t pid;
 	int fd;
 
-	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
-	fd = accept(self->env.lfd, NULL, NULL);
+	fd = devmem_env_stream(&self->env, 64 << 10, &pid);
 	wait_inq(fd, 1);
 
 	devmem_recv(fd, 4096, NULL, 0, MSG_SOCK_DEVMEM, &r);
@@ -174,8 +168,7 @@ TEST_F(recv, room_for_one_cmsg_gives_one_frag)
 	pid_t pid;
 	int fd;
 
-	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
-	fd = accept(self->env.lfd, NULL, NULL);
+	fd = devmem_env_stream(&self->env, 64 << 10, &pid);
 	wait_inq(fd, 8192);
 	devmem_recv(fd, 65536, ctrl, CMSG_SPACE(sizeof(struct dmabuf_cmsg)),
 		    MSG_SOCK_DEVMEM, &r);
@@ -197,8 +190,7 @@ TEST_F(recv, dontneed_rejects_bad_input)
 	EXPECT_EQ(-EBADF, dontneed(udp, t, 1));
 	close(udp);
 
-	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, 4096);
-	fd = accept(self->env.lfd, NULL, NULL);
+	fd = devmem_env_stream(&self->env, 4096, &pid);
 	EXPECT_EQ(-1, setsockopt(fd, SOL_SOCKET, SO_DEVMEM_DONTNEED, t, 4));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, setsockopt(fd, SOL_SOCKET, SO_DEVMEM_DONTNEED, t, 12));
@@ -220,8 +212,7 @@ TEST_F(recv, dontneed_skips_unknown_freed_and_wrapping_tokens)
 	pid_t pid;
 	int fd, n;
 
-	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, 64 << 10);
-	fd = accept(self->env.lfd, NULL, NULL);
+	fd = devmem_env_stream(&self->env, 64 << 10, &pid);
 	wait_inq(fd, 16384);
 	devmem_recv(fd, 65536, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
 	ASSERT_GT(r.ndmabuf, 1);
@@ -252,8 +243,7 @@ TEST_F(recv, tokens_come_out_contiguous)
 	pid_t pid;
 	int fd, i;
 
-	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, 128 << 10);
-	fd = accept(self->env.lfd, NULL, NULL);
+	fd = devmem_env_stream(&self->env, 128 << 10, &pid);
 	wait_inq(fd, 32768);
 	devmem_recv(fd, 65536, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
 	ASSERT_GT(r.ndmabuf, 1);
@@ -273,10 +263,8 @@ TEST_F(recv, sockets_cannot_free_each_others_tokens)
 	pid_t pa, pb;
 	int a, b;
 
-	pa = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, 32 << 10);
-	a = accept(self->env.lfd, NULL, NULL);
-	pb = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, 32 << 10);
-	b = accept(self->env.lfd, NULL, NULL);
+	a = devmem_env_stream(&self->env, 32 << 10, &pa);
+	b = devmem_env_stream(&self->env, 32 << 10, &pb);
 	wait_inq(a, 8192);
 	wait_inq(b, 8192);
 	devmem_recv(a, 65536, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &ra);
@@ -304,8 +292,7 @@ TEST_F(recv, closing_socket_with_tokens_releases_them)
 	pid_t pid;
 	int fd;
 
-	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, bytes);
-	fd = accept(self->env.lfd, NULL, NULL);
+	fd = devmem_env_stream(&self->env, bytes, &pid);
 	while (got < bytes) {
 		devmem_recv(fd, bytes, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
 		ASSERT_GT(r.ret, 0);
@@ -341,8 +328,7 @@ TEST_F(recv, packet_socket_sees_headers_only)
 	ASSERT_GE(ps, 0);
 	ASSERT_EQ(0, bind(ps, (struct sockaddr *)&ll, sizeof(ll)));
 
-	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, bytes);
-	fd = accept(self->env.lfd, NULL, NULL);
+	fd = devmem_env_stream(&self->env, bytes, &pid);
 	wait_inq(fd, bytes);
 	while ((n = recv(ps, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
 		if ((size_t)n > max_len)
@@ -430,8 +416,7 @@ TEST_F_TIMEOUT(recv, exhausted_dmabuf_drops_then_recovers, 180)
 	ASSERT_NE(NULL, all);
 	fails0 = ethtool_stat(self->env.ifname, "rx3_alloc_fail");
 	ASSERT_GE(fails0, 0);
-	pid = sender_to(self->env.ns, RX_ADDR, PORT_DEVMEM, bytes);
-	fd = accept(self->env.lfd, NULL, NULL);
+	fd = devmem_env_stream(&self->env, bytes, &pid);
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 
