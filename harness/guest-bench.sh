@@ -14,6 +14,7 @@ export PATH=$PATH:/usr/sbin:/sbin
 
 debugfs_mounted
 hdsim_pair 8 $NS 192.0.2 2001:db8:2 || exit 1
+"$BIN" -f "$IF" --hds on || exit 1
 
 echo "size_mib,run,niovs,kernel_bind_us,netlink_bind_us,mem_bytes,bytes_per_niov" > "$CSV"
 for mib in 64 256 1024; do

@@ -21,16 +21,7 @@ cd "$KST" || exit 1
 KMEMLEAK=/sys/kernel/debug/kmemleak
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 [ -w $KMEMLEAK ] && echo clear > $KMEMLEAK
-# Every line also goes, with the time it was read, to kselftest.times:
-# written to the guest's tmpfs (a write per line to the shared log
-# directory costs milliseconds under TCG and would make the stamps lag)
-# by a bash loop (no fork per line, which costs seconds on a debug kernel).
-./run_kselftest.sh "$@" 2>&1 | tee -a "$LOGS/kselftest.log" | {
-	while IFS= read -r line; do
-		printf '%s %s\n' "$EPOCHREALTIME" "$line"
-	done > /tmp/kselftest.times
-}
-cp /tmp/kselftest.times "$LOGS/kselftest.times"
+./run_kselftest.sh "$@" >> "$LOGS/kselftest.log" 2>&1
 if [ -w $KMEMLEAK ]; then
 	# An object must be unreferenced over two scans (and 5 s old) to be
 	# reported; RCU-freed objects need a grace period first.

@@ -17,13 +17,27 @@ fi
 [ -x "$KST/run_kselftest.sh" ] || die "no kselftests in $KST (run: make tools)"
 
 mkdir -p "$LOGS"
-rm -f "$LOGS"/{guest-kernel,kselftest.log,kselftest.times,kselftest.untimed,dmesg.log,console.log,guest-start,kmemleak.log,results}
+rm -f "$LOGS"/{guest-kernel,kselftest.log,kselftest.times,dmesg.log,console.log,guest-start,kmemleak.log,results}
 say "booting $(cat "$OBJ/include/config/kernel.release") in QEMU, running kselftests (console: $LOGS/console.log)"
 t0=$(date +%s.%N)
 set +e
 : > "$LOGS/kselftest.log"
-tail -n +1 -F "$LOGS/kselftest.log" 2>/dev/null |
-	grep --line-buffered -E '^(# )?(not )?ok [0-9]' &
+: > "$LOGS/kselftest.times"
+# Follow the guest's log as it is written: every line with the time it
+# arrived goes to kselftest.times (per-test times below), results to the
+# terminal.
+follow()
+{
+	local line
+
+	while IFS= read -r line; do
+		printf '%s %s\n' "$EPOCHREALTIME" "$line" >> "$LOGS/kselftest.times"
+		case $line in
+		"ok "* | "not ok "* | "# ok "* | "# not ok "*) echo "$line" ;;
+		esac
+	done
+}
+tail -n +1 -F "$LOGS/kselftest.log" 2>/dev/null > >(follow) &
 tailer=$!
 # Variables the tests read, passed into the guest when set.
 guest_env=
@@ -46,9 +60,7 @@ fi
 # announced by the next top-level line; a case's time runs from the line
 # before it that started it ("#  RUN" of the C harness, the previous
 # result, or the program's start), so it includes setup and teardown.
-# Without the stamps (the VM did not finish) the cases still show, timeless.
 times=$LOGS/kselftest.times
-[ -s "$times" ] || { times=$LOGS/kselftest.untimed; sed 's/^/0 /' "$LOGS/kselftest.log" > "$times"; }
 results=$(awk '
 function flush(top_ok, name, reason, secs) {
 	if (nested_n == 0) {
@@ -130,7 +142,7 @@ if [ "$VARIANT" = debug ]; then
 		"${leaks:-0} kmemleak reports"
 fi
 slow=$(echo "$results" | sed -n 's/^\(PASS\|FAIL\)\t\(.*\) (\([0-9.]*\) s)$/\3 \2/p' |
-	sort -rn | head -n 3 | awk '{t = $1; $1 = ""; printf "%s%s (%s s)", sep, substr($0, 2), t; sep = ", "}')
+	sort -rn | awk 'NR <= 3 {t = $1; $1 = ""; printf "%s%s (%s s)", sep, substr($0, 2), t; sep = ", "}')
 [ -n "$slow" ] && echo "slowest: $slow"
 
 {

@@ -846,7 +846,8 @@ static int do_show_pools(void)
 }
 
 /* Bind a dmabuf of --size bytes to the last queue, report what the
- * kernel says the binding cost (debugfs), unbind. For the benchmark.
+ * kernel says the binding cost (debugfs), unbind. For the benchmark; the
+ * NIC is left as it is (tcp-data-split must be on: --hds on).
  */
 static int do_bind_only(void)
 {
@@ -863,7 +864,6 @@ static int do_bind_only(void)
 		return 1;
 	ethtool_get_channels(&nl, nic.ifindex, &combined, &max);
 	q.id = combined - 1;
-	ethtool_set_hds(&nl, nic.ifindex, true);
 	if (mem_open(&mem, memory, dmabuf_size, IOV_LEN))
 		goto out;
 	dmabuf = mem.fd;
