@@ -37,14 +37,12 @@ checkpatch: tree
 	@$(H)/checkpatch.sh
 
 check: tools
-	@$(H)/check-all.sh
+	@$(H)/check.sh
 
-# The debug kernel: own objects (build/obj-debug), kselftests and logs.
-# The 1 GiB stream is cut to DEVMEM_LONG_MIB there (KASAN under TCG).
+# The debug kernel: own objects (build/obj-debug), kselftests and logs;
+# harness/debug.sh builds it and runs the whole suite on it.
 check-debug: tree
-	@VARIANT=debug $(H)/kernel.sh
-	@VARIANT=debug $(H)/tools.sh
-	@VARIANT=debug DEVMEM_LONG_MIB=$${DEVMEM_LONG_MIB:-128} $(H)/check.sh
+	@$(H)/debug.sh all
 
 test: check
 
