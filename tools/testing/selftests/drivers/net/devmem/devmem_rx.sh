@@ -72,7 +72,7 @@ rx_case()
 
 # The long stream (MiB): 1 GiB by default, DEVMEM_LONG_MIB to change.
 LONG_MIB=${DEVMEM_LONG_MIB:-1024}
-PLAN=22
+PLAN=23
 ktap_plan $PLAN
 
 if [ ! -d /sys/bus/hdsim ] || [ ! -e /dev/udmabuf ]; then
@@ -213,6 +213,29 @@ copy_case()
 	grep -q "^received 2097152 bytes: 0 in device memory" "$out"
 }
 ktap_check "--copy: plain recv() of the same stream, validated" copy_case
+# a rule for another client leaves the flow to RSS, in host memory: an
+# error, unless --allow-host
+host_case()
+{
+	local out=$TMP/host.out log=$TMP/host.log pid rc
+
+	head -c $((1 << 20)) < "$TMP/data" > "$TMP/send"
+	for allow in "" --allow-host; do
+		./ncdevmem -l -f "$IF" -s 192.0.2.1 -c 192.0.2.99 -p $PORT -v 7 \
+			$allow > "$out" 2> "$log" &
+		pid=$!
+		wait_line "$log" "^listening" || return 1
+		ip netns exec "$NS" socat -u "FILE:$TMP/send" "TCP:192.0.2.1:$PORT"
+		wait $pid
+		rc=$?
+		if [ -z "$allow" ]; then
+			[ $rc != 0 ] && grep -q "flow steering error" "$log" || return 1
+		else
+			[ $rc = 0 ] && grep -q "^received 1048576 bytes: 0 in device memory (0 frags), 0 linear, 1048576 host" "$out" || return 1
+		fi
+	done
+}
+ktap_check "flow on a host-memory queue: an error, accepted with --allow-host" host_case
 if [ -e /dev/dma_heap/system ]; then
 	rx_case "dma heap 4 MiB" 192.0.2.1 $((4 << 20)) socat --memory heap
 else
