@@ -201,6 +201,23 @@ int devmem_env_setup(struct devmem_env *env, const struct devmem_env_cfg *cfg)
 	return err;
 }
 
+int devmem_env_setup_open(struct devmem_env *env, const char *name,
+			  unsigned int dev_id, const char *rx_addr,
+			  const char *tx_addr, int port, size_t dmabuf_size)
+{
+	const struct devmem_env_cfg cfg = {
+		.name = name,
+		.dev_id = dev_id,
+		.rx_addr = rx_addr,
+		.tx_addr = tx_addr,
+		.rss_queues = 2,
+		.dmabuf_size = dmabuf_size,
+		.listen_port = port,
+	};
+
+	return devmem_env_setup(env, &cfg);
+}
+
 int devmem_env_steer(struct devmem_env *env, int port, int queue)
 {
 	int loc = ethtool_flow_add(env->ifname, NULL, NULL, port, queue);

@@ -56,6 +56,14 @@ struct devmem_env {
 
 /* false: no hdsim driver in this kernel (the test skips) */
 bool devmem_env_available(void);
+/*
+ * The environment faults.c and audit.c share: RSS on queues 0-1, queues
+ * 2-3 left to the tests (nothing steered or bound), a udmabuf of
+ * @dmabuf_size and a listening socket on @rx_addr:@port.
+ */
+int devmem_env_setup_open(struct devmem_env *env, const char *name,
+			  unsigned int dev_id, const char *rx_addr,
+			  const char *tx_addr, int port, size_t dmabuf_size);
 /* Remove what a killed test may have left behind (setup does it). */
 void devmem_env_reset(const struct devmem_env_cfg *cfg);
 /* 0 or -errno; the failing step is printed as a "# setup:" line. */

@@ -60,19 +60,10 @@ FIXTURE(faults)
 /* queues 0-1 for RSS, 2-3 for devmem; tests steer and bind themselves */
 FIXTURE_SETUP(faults)
 {
-	const struct devmem_env_cfg cfg = {
-		.name = "faults",
-		.dev_id = 32,
-		.rx_addr = RX_ADDR,
-		.tx_addr = TX_ADDR,
-		.rss_queues = 2,
-		.dmabuf_size = DMABUF_SIZE,
-		.listen_port = PORT,
-	};
-
 	if (!devmem_env_available())
 		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
-	ASSERT_EQ(0, devmem_env_setup(&self->env, &cfg));
+	ASSERT_EQ(0, devmem_env_setup_open(&self->env, "faults", 32, RX_ADDR,
+					   TX_ADDR, PORT, DMABUF_SIZE));
 	ASSERT_EQ(0, devmem_pools_settled(&self->env.nl, 10000));
 }
 
