@@ -5,9 +5,10 @@
 #   debug.sh subset	the tests in harness/data/debug-subset (make check)
 #   debug.sh all	the whole suite (make check-debug)
 # The 1 GiB stream is cut to DEVMEM_LONG_MIB (default 128) there.
+# lib.sh derives the object, kselftest and log paths from VARIANT
+export VARIANT=debug
 . "$(dirname "$0")/lib.sh"
 
-export VARIANT=debug
 H=$REPO/harness
 args=
 if [ "${1:-subset}" = subset ]; then

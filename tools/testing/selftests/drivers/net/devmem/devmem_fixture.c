@@ -234,8 +234,6 @@ int devmem_env_bind(struct devmem_env *env, struct devmem_nl *nl, int first,
 
 int devmem_env_teardown(struct devmem_env *env)
 {
-	char prefix[40];
-
 	if (env->lfd >= 0)
 		close(env->lfd);
 	if (env->nl.sock)
@@ -244,8 +242,7 @@ int devmem_env_teardown(struct devmem_env *env)
 		munmap(env->map, env->map_size);
 	if (env->dmabuf >= 0)
 		close(env->dmabuf);
-	snprintf(prefix, sizeof(prefix), "%s", env->ns);
-	netns_del_prefix(prefix);
+	netns_del_prefix(env->ns);
 	if (!env->dev_gone)
 		hdsim_del(env->dev_id);
 	if (!devmem_wait_bindings(0, 10000))
