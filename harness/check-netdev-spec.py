@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Check Documentation/netlink/specs/netdev.yaml against the uapi header
 (compiled with gcc, so the C enum arithmetic is what is checked) and the
-attribute policies of net/core/netdev-genl.c."""
+attribute policies of net/core/netdev-genl-gen.c."""
 import os
 import re
 import subprocess
@@ -12,7 +12,7 @@ import yaml
 
 repo = sys.argv[1]
 spec = yaml.safe_load(open(os.path.join(repo, 'Documentation/netlink/specs/netdev.yaml')))
-genl = open(os.path.join(repo, 'net/core/netdev-genl.c')).read()
+genl = open(os.path.join(repo, 'net/core/netdev-genl-gen.c')).read()
 
 
 def cname(*parts):

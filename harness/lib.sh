@@ -17,6 +17,14 @@ if [ "$VARIANT" = debug ]; then
 	KST=$BUILD/kselftest-debug
 	FRAGMENT="$REPO/config/devmem.config $REPO/config/debug.config"
 	LOCALVERSION=-devmem-debug
+elif [ "$VARIANT" = noinet ]; then
+	# built, never booted: the devmem core and SO_DEVMEM_DONTNEED
+	# without CONFIG_INET (harness/build-noinet.sh)
+	OBJ=$BUILD/obj-noinet
+	LOGS=$BUILD/logs-noinet
+	KST=$BUILD/kselftest-noinet
+	FRAGMENT=$REPO/config/noinet.config
+	LOCALVERSION=-devmem-noinet
 else
 	OBJ=$BUILD/obj		# out-of-tree kernel objects
 	LOGS=$BUILD/logs

@@ -3,8 +3,9 @@
 # Turn the tree into a `git format-patch` series in build/series:
 # one commit per quilt patch, each also adding the new files that
 # patches/files.map assigns to it. Then prove the series: `git am` onto the
-# pristine base must reproduce build/src exactly, and every patch must pass
-# checkpatch.pl --strict.
+# pristine base must reproduce build/src exactly, every patch must pass
+# checkpatch.pl --strict, and every prefix of the series must build
+# (harness/series-build.sh).
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "no tree in $SRC (run: make tree)"
@@ -64,6 +65,15 @@ while read -r p _; do
 	done
 	g "$WT" commit -q --amend --no-edit --allow-empty
 done < "$REPO/patches/series"
+
+# Every prefix builds (SERIES_BUILD=0 skips: a cold run rebuilds most of
+# the kernel once per patch that touches a widely included header).
+if [ "${SERIES_BUILD:-1}" = 1 ]; then
+	grep -v '^\s*\(#\|$\)' "$REPO/patches/series" | awk '{print $1}' |
+		paste -d' ' - <(git -C "$WT" rev-list --reverse base..HEAD) \
+		> "$BUILD/series-commits"
+	"$REPO/harness/series-build.sh" "$BUILD/series-commits"
+fi
 
 if ! git -C "$WT" diff --quiet HEAD "$(git -C "$SRC" rev-parse HEAD)"; then
 	git -C "$WT" diff --stat HEAD "$(git -C "$SRC" rev-parse HEAD)" | tail -n 20

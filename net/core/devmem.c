@@ -13,16 +13,13 @@
  * the last pool is freed, i.e. until every net_iov came back from the
  * skbs and socket tokens holding it.
  */
-#include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/dma-buf.h>
 #include <linux/ethtool_netlink.h>
-#include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/scatterlist.h>
-#include <linux/seq_file.h>
 #include <net/netdev_queues.h>
 #include <net/netdev_rx_queue.h>
 #include <net/netlink.h>
@@ -36,12 +33,6 @@
 static DEFINE_XARRAY_FLAGS(net_devmem_dmabuf_bindings, XA_FLAGS_ALLOC1);
 static u32 net_devmem_next_id;
 
-/* Every binding until its final free, for leak accounting (debugfs):
- * an unbound binding lives on while net_iovs are out.
- */
-static LIST_HEAD(net_devmem_all_bindings);
-static DEFINE_SPINLOCK(net_devmem_all_lock);
-
 static const struct memory_provider_ops dmabuf_devmem_ops;
 
 static void net_devmem_dmabuf_binding_free(struct work_struct *work)
@@ -51,10 +42,6 @@ static void net_devmem_dmabuf_binding_free(struct work_struct *work)
 
 	/* Every pool using the binding is gone, so every net_iov is back. */
 	WARN_ON_ONCE(binding->free_count != binding->area.num_niovs);
-
-	spin_lock(&net_devmem_all_lock);
-	list_del(&binding->all_list);
-	spin_unlock(&net_devmem_all_lock);
 
 	dma_buf_unmap_attachment_unlocked(binding->attachment, binding->sgt,
 					  DMA_FROM_DEVICE);
@@ -153,7 +140,6 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 		       struct netlink_ext_ack *extack)
 {
 	struct net_devmem_dmabuf_binding *binding;
-	u64 start_ns = ktime_get_ns();
 	struct scatterlist *sg;
 	struct dma_buf *dmabuf;
 	size_t size = 0, i;
@@ -257,15 +243,6 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 	if (err < 0)
 		goto err_free_niovs;
 	binding->area.id = binding->id;
-
-	binding->mem_bytes = sizeof(*binding) +
-			     binding->area.num_niovs *
-			     (sizeof(struct net_iov) + sizeof(u32));
-	binding->bind_ns = ktime_get_ns() - start_ns;
-
-	spin_lock(&net_devmem_all_lock);
-	list_add_tail(&binding->all_list, &net_devmem_all_bindings);
-	spin_unlock(&net_devmem_all_lock);
 
 	return binding;
 
@@ -532,51 +509,3 @@ static const struct memory_provider_ops dmabuf_devmem_ops = {
 	.nl_fill		= mp_dmabuf_devmem_nl_fill,
 	.uninstall		= mp_dmabuf_devmem_uninstall,
 };
-
-/* debugfs: devmem/bindings, one line per live binding (bound, or unbound
- * and waiting for its net_iovs), for leak checks and the benchmark. Not a
- * stable interface.
- */
-static int net_devmem_bindings_show(struct seq_file *s, void *unused)
-{
-	struct net_devmem_dmabuf_binding *binding;
-
-	seq_puts(s, "id state ifindex niovs free inflight mem_bytes bind_us queues\n");
-	rtnl_lock();
-	spin_lock(&net_devmem_all_lock);
-	list_for_each_entry(binding, &net_devmem_all_bindings, all_list) {
-		struct netdev_rx_queue *rxq;
-		unsigned long xa_idx;
-		u32 free_count;
-
-		spin_lock_bh(&binding->free_lock);
-		free_count = binding->free_count;
-		spin_unlock_bh(&binding->free_lock);
-
-		seq_printf(s, "%u %s %d %zu %u %zu %zu %llu", binding->id,
-			   xa_load(&net_devmem_dmabuf_bindings, binding->id) ?
-			   "bound" : "unbound",
-			   binding->dev ? binding->dev->ifindex : 0,
-			   binding->area.num_niovs, free_count,
-			   binding->area.num_niovs - free_count,
-			   binding->mem_bytes, binding->bind_ns / 1000);
-		xa_for_each(&binding->bound_rxqs, xa_idx, rxq)
-			seq_printf(s, " %u", get_netdev_rx_queue_index(rxq));
-		seq_putc(s, '\n');
-	}
-	spin_unlock(&net_devmem_all_lock);
-	rtnl_unlock();
-
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(net_devmem_bindings);
-
-static int __init net_devmem_debugfs_init(void)
-{
-	struct dentry *dir = debugfs_create_dir("devmem", NULL);
-
-	debugfs_create_file("bindings", 0400, dir, NULL,
-			    &net_devmem_bindings_fops);
-	return 0;
-}
-late_initcall(net_devmem_debugfs_init);

@@ -36,10 +36,7 @@ struct sg_table;
  * @owner_net: netns of the netlink socket that created the binding;
  *	only compared, never dereferenced
  * @owner_portid: port id of that socket
- * @bind_ns: time the bind took, for the benchmark
- * @mem_bytes: kernel memory the binding itself uses
  * @free_work: final teardown, in process context
- * @all_list: entry in the list of all live bindings, bound or not
  */
 struct net_devmem_dmabuf_binding {
 	struct dma_buf *dmabuf;
@@ -60,10 +57,7 @@ struct net_devmem_dmabuf_binding {
 	const struct net *owner_net;
 	u32 owner_portid;
 
-	u64 bind_ns;
-	size_t mem_bytes;
 	struct work_struct free_work;
-	struct list_head all_list;
 };
 
 int net_devmem_check_device(struct net_device *dev,

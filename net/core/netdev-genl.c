@@ -3,6 +3,8 @@
  * The "netdev" generic netlink family on 6.1: the subset devmem TCP needs
  * (dev-get, page-pool-get, queue-get, bind-rx), with the upstream names,
  * command and attribute numbers. See Documentation/netlink/specs/netdev.yaml.
+ * Policies and operations are in netdev-genl-gen.c, page-pool-get beside
+ * the page pool registry in page_pool_user.c.
  */
 #include <linux/netdevice.h>
 #include <linux/notifier.h>
@@ -17,42 +19,7 @@
 #include <uapi/linux/netdev.h>
 
 #include "devmem.h"
-#include "page_pool_priv.h"
-
-static struct genl_family netdev_nl_family;
-
-/* Policies. Attribute types and limits are those of upstream's spec. */
-
-static const struct nla_policy netdev_dev_get_nl_policy[NETDEV_A_DEV_IFINDEX + 1] = {
-	[NETDEV_A_DEV_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
-};
-
-static const struct nla_policy netdev_page_pool_get_nl_policy[NETDEV_A_PAGE_POOL_ID + 1] = {
-	[NETDEV_A_PAGE_POOL_ID]	= NLA_POLICY_MIN(NLA_U32, 1),
-};
-
-static const struct nla_policy netdev_queue_get_nl_policy[NETDEV_A_QUEUE_TYPE + 1] = {
-	[NETDEV_A_QUEUE_ID]	= { .type = NLA_U32, },
-	[NETDEV_A_QUEUE_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
-	[NETDEV_A_QUEUE_TYPE]	= NLA_POLICY_MAX(NLA_U32, NETDEV_QUEUE_TYPE_TX),
-};
-
-static const struct nla_policy netdev_queue_id_nl_policy[NETDEV_A_QUEUE_TYPE + 1] = {
-	[NETDEV_A_QUEUE_ID]	= { .type = NLA_U32, },
-	[NETDEV_A_QUEUE_TYPE]	= NLA_POLICY_MAX(NLA_U32, NETDEV_QUEUE_TYPE_TX),
-};
-
-static const struct nla_policy netdev_bind_rx_nl_policy[NETDEV_A_DMABUF_FD + 1] = {
-	[NETDEV_A_DMABUF_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
-	[NETDEV_A_DMABUF_QUEUES] = NLA_POLICY_NESTED(netdev_queue_id_nl_policy),
-	[NETDEV_A_DMABUF_FD]	= { .type = NLA_U32, },
-};
-
-/* A dump that filled its skb goes on in the next one. */
-static int netdev_nl_dump_ret(const struct sk_buff *skb, int err)
-{
-	return err == -EMSGSIZE && skb->len ? skb->len : err;
-}
+#include "netdev-genl-gen.h"
 
 /* dev-get */
 
@@ -76,7 +43,7 @@ static int netdev_nl_dev_fill(struct sk_buff *rsp, struct net_device *netdev,
 	return 0;
 }
 
-static int netdev_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+int netdev_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct net_device *netdev;
 	struct sk_buff *rsp;
@@ -113,8 +80,7 @@ err_free_msg:
 	return err;
 }
 
-static int netdev_nl_dev_get_dumpit(struct sk_buff *skb,
-				    struct netlink_callback *cb)
+int netdev_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct net *net = sock_net(skb->sk);
 	struct net_device *netdev;
@@ -135,122 +101,6 @@ static int netdev_nl_dev_get_dumpit(struct sk_buff *skb,
 	rtnl_unlock();
 
 	cb->args[0] = idx;
-	return netdev_nl_dump_ret(skb, err);
-}
-
-/* page-pool-get */
-
-/* An upstream "uint" attribute: 4 bytes when the value fits, else 8. */
-static int netdev_nl_put_uint(struct sk_buff *rsp, int attrtype, u64 value)
-{
-	u32 value32 = value;
-
-	if (value32 == value)
-		return nla_put_u32(rsp, attrtype, value32);
-
-	return nla_put(rsp, attrtype, sizeof(value), &value);
-}
-
-/* Only pools of a device in the caller's netns are visible. */
-static bool page_pool_visible(const struct page_pool *pool,
-			      const struct net *net)
-{
-	return pool->p.netdev ? net_eq(dev_net(pool->p.netdev), net) :
-				pool->user.ifindex && net_eq(net, &init_net);
-}
-
-static int page_pool_nl_fill(struct sk_buff *rsp, const struct page_pool *pool,
-			     u32 portid, u32 seq, int flags)
-{
-	s32 inflight = page_pool_user_inflight(pool);
-	void *hdr;
-
-	hdr = genlmsg_put(rsp, portid, seq, &netdev_nl_family, flags,
-			  NETDEV_CMD_PAGE_POOL_GET);
-	if (!hdr)
-		return -EMSGSIZE;
-
-	if (nla_put_u32(rsp, NETDEV_A_PAGE_POOL_ID, pool->user.id) ||
-	    (pool->user.ifindex &&
-	     nla_put_u32(rsp, NETDEV_A_PAGE_POOL_IFINDEX, pool->user.ifindex)) ||
-	    netdev_nl_put_uint(rsp, NETDEV_A_PAGE_POOL_INFLIGHT,
-			       max(inflight, 0)) ||
-	    netdev_nl_put_uint(rsp, NETDEV_A_PAGE_POOL_INFLIGHT_MEM,
-			       (u64)max(inflight, 0) *
-			       (PAGE_SIZE << pool->p.order)) ||
-	    (pool->user.detach_time &&
-	     netdev_nl_put_uint(rsp, NETDEV_A_PAGE_POOL_DETACH_TIME,
-				pool->user.detach_time)) ||
-	    (pool->mp_ops && pool->mp_ops->nl_fill(pool->mp_priv, rsp, NULL)))
-		goto err_cancel;
-
-	genlmsg_end(rsp, hdr);
-	return 0;
-
-err_cancel:
-	genlmsg_cancel(rsp, hdr);
-	return -EMSGSIZE;
-}
-
-static int netdev_nl_page_pool_get_doit(struct sk_buff *skb,
-					struct genl_info *info)
-{
-	struct page_pool *pool;
-	struct sk_buff *rsp;
-	unsigned long id;
-	int err;
-
-	if (GENL_REQ_ATTR_CHECK(info, NETDEV_A_PAGE_POOL_ID))
-		return -EINVAL;
-
-	id = nla_get_u32(info->attrs[NETDEV_A_PAGE_POOL_ID]);
-
-	rsp = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!rsp)
-		return -ENOMEM;
-
-	err = -ENOENT;
-	page_pool_user_lock();
-	pool = page_pool_user_find(&id);
-	if (pool && id == nla_get_u32(info->attrs[NETDEV_A_PAGE_POOL_ID]) &&
-	    page_pool_visible(pool, genl_info_net(info)))
-		err = page_pool_nl_fill(rsp, pool, info->snd_portid,
-					info->snd_seq, 0);
-	page_pool_user_unlock();
-
-	if (err == -ENOENT)
-		NL_SET_BAD_ATTR(info->extack,
-				info->attrs[NETDEV_A_PAGE_POOL_ID]);
-	if (err)
-		goto err_free_msg;
-
-	return genlmsg_reply(rsp, info);
-
-err_free_msg:
-	nlmsg_free(rsp);
-	return err;
-}
-
-static int netdev_nl_page_pool_get_dumpit(struct sk_buff *skb,
-					  struct netlink_callback *cb)
-{
-	struct net *net = sock_net(skb->sk);
-	unsigned long id = cb->args[0] ?: 1;
-	struct page_pool *pool;
-	int err = 0;
-
-	page_pool_user_lock();
-	for (; (pool = page_pool_user_find(&id)); id++) {
-		if (!page_pool_visible(pool, net))
-			continue;
-		err = page_pool_nl_fill(skb, pool, NETLINK_CB(cb->skb).portid,
-					cb->nlh->nlmsg_seq, NLM_F_MULTI);
-		if (err)
-			break;
-	}
-	page_pool_user_unlock();
-
-	cb->args[0] = id;
 	return netdev_nl_dump_ret(skb, err);
 }
 
@@ -301,7 +151,7 @@ static int netdev_nl_queue_validate(struct net_device *netdev, u32 q_idx,
 	return -EINVAL;
 }
 
-static int netdev_nl_queue_get_doit(struct sk_buff *skb, struct genl_info *info)
+int netdev_nl_queue_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	u32 q_idx, q_type, ifindex;
 	struct net_device *netdev;
@@ -375,8 +225,8 @@ static int netdev_nl_queue_dump_one(struct net_device *netdev,
 	return 0;
 }
 
-static int netdev_nl_queue_get_dumpit(struct sk_buff *skb,
-				      struct netlink_callback *cb)
+int netdev_nl_queue_get_dumpit(struct sk_buff *skb,
+			       struct netlink_callback *cb)
 {
 	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
 	struct net *net = sock_net(skb->sk);
@@ -409,7 +259,7 @@ static int netdev_nl_queue_get_dumpit(struct sk_buff *skb,
 
 /* bind-rx */
 
-static int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
+int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[ARRAY_SIZE(netdev_queue_id_nl_policy)];
 	struct net_devmem_dmabuf_binding *binding;
@@ -524,54 +374,6 @@ err_free_msg:
 	nlmsg_free(rsp);
 	return err;
 }
-
-static const struct genl_ops netdev_nl_ops[] = {
-	{
-		.cmd		= NETDEV_CMD_DEV_GET,
-		.doit		= netdev_nl_dev_get_doit,
-		.dumpit		= netdev_nl_dev_get_dumpit,
-		.policy		= netdev_dev_get_nl_policy,
-		.maxattr	= NETDEV_A_DEV_IFINDEX,
-	},
-	{
-		.cmd		= NETDEV_CMD_PAGE_POOL_GET,
-		.doit		= netdev_nl_page_pool_get_doit,
-		.dumpit		= netdev_nl_page_pool_get_dumpit,
-		.policy		= netdev_page_pool_get_nl_policy,
-		.maxattr	= NETDEV_A_PAGE_POOL_ID,
-	},
-	{
-		.cmd		= NETDEV_CMD_QUEUE_GET,
-		.doit		= netdev_nl_queue_get_doit,
-		.dumpit		= netdev_nl_queue_get_dumpit,
-		.policy		= netdev_queue_get_nl_policy,
-		.maxattr	= NETDEV_A_QUEUE_TYPE,
-	},
-	{
-		.cmd		= NETDEV_CMD_BIND_RX,
-		.doit		= netdev_nl_bind_rx_doit,
-		.policy		= netdev_bind_rx_nl_policy,
-		.maxattr	= NETDEV_A_DMABUF_FD,
-		.flags		= GENL_ADMIN_PERM,
-	},
-};
-
-static const struct genl_multicast_group netdev_nl_mcgrps[] = {
-	[0] = { .name = NETDEV_MCGRP_MGMT, },
-	[1] = { .name = NETDEV_MCGRP_PAGE_POOL, },
-};
-
-static struct genl_family netdev_nl_family __ro_after_init = {
-	.name		= NETDEV_FAMILY_NAME,
-	.version	= NETDEV_FAMILY_VERSION,
-	.netnsok	= true,
-	.parallel_ops	= true,
-	.module		= THIS_MODULE,
-	.ops		= netdev_nl_ops,
-	.n_ops		= ARRAY_SIZE(netdev_nl_ops),
-	.mcgrps		= netdev_nl_mcgrps,
-	.n_mcgrps	= ARRAY_SIZE(netdev_nl_mcgrps),
-};
 
 /* Bindings belong to the netlink socket that created them: unbind when
  * it is released (close, process exit).

@@ -13,10 +13,6 @@ int page_pool_list(struct page_pool *pool);
 void page_pool_detached(struct page_pool *pool);
 void page_pool_unlist(struct page_pool *pool);
 
-void page_pool_user_lock(void);
-void page_pool_user_unlock(void);
-struct page_pool *page_pool_user_find(unsigned long *id);
-
 int page_pool_check_memory_provider(struct net_device *dev,
 				    unsigned int rxq_idx);
 

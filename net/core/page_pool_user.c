@@ -9,7 +9,11 @@
 #include <linux/rtnetlink.h>
 #include <linux/timekeeping.h>
 #include <linux/xarray.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
 #include <net/page_pool.h>
+#include <net/page_pool/memory_provider.h>
+#include <uapi/linux/netdev.h>
 
 #include "page_pool_priv.h"
 
@@ -41,34 +45,6 @@ void page_pool_detached(struct page_pool *pool)
 void page_pool_unlist(struct page_pool *pool)
 {
 	xa_erase_bh(&page_pools, pool->user.id);
-}
-
-void page_pool_user_lock(void)
-	__acquires(&page_pools.xa_lock)
-{
-	xa_lock_bh(&page_pools);
-}
-
-void page_pool_user_unlock(void)
-	__releases(&page_pools.xa_lock)
-{
-	xa_unlock_bh(&page_pools);
-}
-
-/**
- * page_pool_user_find() - next listed pool with an id of at least *@id
- * @id: in: first id to look at; out: id of the pool found
- *
- * Caller holds page_pool_user_lock(); the pool cannot be freed until it
- * is released.
- *
- * Return: the pool, or NULL if there is none.
- */
-struct page_pool *page_pool_user_find(unsigned long *id)
-{
-	lockdep_assert_held(&page_pools.xa_lock);
-
-	return xa_find(&page_pools, id, ULONG_MAX, XA_PRESENT);
 }
 
 /**
@@ -109,3 +85,121 @@ int page_pool_check_memory_provider(struct net_device *dev,
 
 	return err;
 }
+
+#if IS_ENABLED(CONFIG_NET_DEVMEM)
+/* netlink page-pool-get. On 6.1 the netdev family comes with devmem TCP. */
+#include "netdev-genl-gen.h"
+
+/* An upstream "uint" attribute: 4 bytes when the value fits, else 8. */
+static int netdev_nl_put_uint(struct sk_buff *rsp, int attrtype, u64 value)
+{
+	u32 value32 = value;
+
+	if (value32 == value)
+		return nla_put_u32(rsp, attrtype, value32);
+
+	return nla_put(rsp, attrtype, sizeof(value), &value);
+}
+
+/* Only pools of a device in the caller's netns are visible. */
+static bool page_pool_visible(const struct page_pool *pool,
+			      const struct net *net)
+{
+	return pool->p.netdev ? net_eq(dev_net(pool->p.netdev), net) :
+				pool->user.ifindex && net_eq(net, &init_net);
+}
+
+static int page_pool_nl_fill(struct sk_buff *rsp, const struct page_pool *pool,
+			     u32 portid, u32 seq, int flags)
+{
+	s32 inflight = page_pool_user_inflight(pool);
+	void *hdr;
+
+	hdr = genlmsg_put(rsp, portid, seq, &netdev_nl_family, flags,
+			  NETDEV_CMD_PAGE_POOL_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+
+	if (nla_put_u32(rsp, NETDEV_A_PAGE_POOL_ID, pool->user.id) ||
+	    (pool->user.ifindex &&
+	     nla_put_u32(rsp, NETDEV_A_PAGE_POOL_IFINDEX, pool->user.ifindex)) ||
+	    netdev_nl_put_uint(rsp, NETDEV_A_PAGE_POOL_INFLIGHT,
+			       max(inflight, 0)) ||
+	    netdev_nl_put_uint(rsp, NETDEV_A_PAGE_POOL_INFLIGHT_MEM,
+			       (u64)max(inflight, 0) *
+			       (PAGE_SIZE << pool->p.order)) ||
+	    (pool->user.detach_time &&
+	     netdev_nl_put_uint(rsp, NETDEV_A_PAGE_POOL_DETACH_TIME,
+				pool->user.detach_time)) ||
+	    (pool->mp_ops && pool->mp_ops->nl_fill(pool->mp_priv, rsp, NULL)))
+		goto err_cancel;
+
+	genlmsg_end(rsp, hdr);
+	return 0;
+
+err_cancel:
+	genlmsg_cancel(rsp, hdr);
+	return -EMSGSIZE;
+}
+
+int netdev_nl_page_pool_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct page_pool *pool;
+	struct sk_buff *rsp;
+	unsigned long id;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, NETDEV_A_PAGE_POOL_ID))
+		return -EINVAL;
+
+	id = nla_get_u32(info->attrs[NETDEV_A_PAGE_POOL_ID]);
+
+	rsp = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!rsp)
+		return -ENOMEM;
+
+	err = -ENOENT;
+	xa_lock_bh(&page_pools);
+	pool = xa_find(&page_pools, &id, ULONG_MAX, XA_PRESENT);
+	if (pool && id == nla_get_u32(info->attrs[NETDEV_A_PAGE_POOL_ID]) &&
+	    page_pool_visible(pool, genl_info_net(info)))
+		err = page_pool_nl_fill(rsp, pool, info->snd_portid,
+					info->snd_seq, 0);
+	xa_unlock_bh(&page_pools);
+
+	if (err == -ENOENT)
+		NL_SET_BAD_ATTR(info->extack,
+				info->attrs[NETDEV_A_PAGE_POOL_ID]);
+	if (err)
+		goto err_free_msg;
+
+	return genlmsg_reply(rsp, info);
+
+err_free_msg:
+	nlmsg_free(rsp);
+	return err;
+}
+
+int netdev_nl_page_pool_get_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	struct net *net = sock_net(skb->sk);
+	unsigned long id = cb->args[0] ?: 1;
+	struct page_pool *pool;
+	int err = 0;
+
+	xa_lock_bh(&page_pools);
+	xa_for_each_start(&page_pools, id, pool, id) {
+		if (!page_pool_visible(pool, net))
+			continue;
+		err = page_pool_nl_fill(skb, pool, NETLINK_CB(cb->skb).portid,
+					cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		if (err)
+			break;
+	}
+	xa_unlock_bh(&page_pools);
+
+	cb->args[0] = id;
+	return netdev_nl_dump_ret(skb, err);
+}
+#endif /* CONFIG_NET_DEVMEM */

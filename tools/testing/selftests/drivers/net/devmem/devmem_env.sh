@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared setup for the devmem shell selftests; sourced after
-# ../lib/ktap.sh and ../lib/hdsim_env.sh (hdsim port pairs): the devmem
-# debugfs leak accounting.
+# ../lib/ktap.sh and ../lib/hdsim_env.sh (hdsim port pairs): leak checks
+# over netlink page-pool-get, the kernel's devmem counters in debugfs.
 
-BINDINGS=/sys/kernel/debug/devmem/bindings
+NCDEVMEM=${NCDEVMEM:-./ncdevmem}
+TCP_RX=/sys/kernel/debug/devmem/tcp_rx
 
-# Bindings still alive (bound, or unbound with net_iovs in flight).
+# Bindings still alive: distinct dmabuf ids of the page pools (a binding
+# lives as long as a pool uses it, bound or detached with net_iovs out).
 live_bindings()
 {
-	echo $(($(wc -l < "$BINDINGS") - 1))
+	"$NCDEVMEM" --pools | grep -o 'dmabuf [1-9][0-9]*' | sort -u | wc -l
 }
 
 wait_no_bindings()
@@ -20,4 +22,16 @@ wait_no_bindings()
 		sleep 0.1
 	done
 	return 1
+}
+
+# Device-memory fragments handed out so far, all sockets (shell builtins
+# only: cheap to poll).
+tcp_rx_frags()
+{
+	local name value
+
+	while read -r name value; do
+		[ "$name" = frags ] && { echo "$value"; return; }
+	done < "$TCP_RX"
+	echo 0
 }

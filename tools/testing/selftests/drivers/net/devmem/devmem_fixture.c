@@ -247,7 +247,7 @@ int devmem_env_teardown(struct devmem_env *env)
 		hdsim_del(env->dev_id);
 	if (!devmem_wait_bindings(0, 10000))
 		return 0;
-	run("sed 's/^/# /' " DEVMEM_DEBUGFS "; ss -tanoem | grep -v LISTEN | sed 's/^/# /'");
+	run("ss -tanoem | grep -v LISTEN | sed 's/^/# /'");
 	return devmem_wait_bindings(0, 5000);
 }
 

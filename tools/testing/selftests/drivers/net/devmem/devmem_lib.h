@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Test helpers: hdsim devices through sysfs, udmabufs, the devmem
- * debugfs leak accounting.
+ * Test helpers: hdsim devices through sysfs, udmabufs.
  */
 #ifndef DEVMEM_LIB_H
 #define DEVMEM_LIB_H
@@ -22,7 +21,7 @@
 #include <linux/udmabuf.h>
 
 #define HDSIM_SYS	"/sys/bus/hdsim"
-#define DEVMEM_DEBUGFS	"/sys/kernel/debug/devmem/bindings"
+#define DEVMEM_DEBUGFS	"/sys/kernel/debug/devmem"
 
 static inline int write_file(const char *path, const char *fmt, ...)
 {
@@ -148,36 +147,8 @@ out:
 
 static inline void debugfs_mount(void)
 {
-	if (access("/sys/kernel/debug/devmem", F_OK))
+	if (access(DEVMEM_DEBUGFS, F_OK))
 		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
-}
-
-/* Live bindings according to debugfs (lines after the header). */
-static inline int devmem_bindings_live(void)
-{
-	char line[512];
-	int n = -1;
-	FILE *f;
-
-	f = fopen(DEVMEM_DEBUGFS, "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		n++;
-	fclose(f);
-	return n;
-}
-
-/* Wait up to @ms for the live binding count to reach @want. */
-static inline int devmem_wait_bindings(int want, int ms)
-{
-	int n;
-
-	while ((n = devmem_bindings_live()) != want && ms > 0) {
-		usleep(20000);
-		ms -= 20;
-	}
-	return n;
 }
 
 #endif /* DEVMEM_LIB_H */

@@ -389,6 +389,65 @@ int devmem_page_pools(struct devmem_nl *nl, struct devmem_pool_info *pools,
 	return ret ? ret : pc.n;
 }
 
+/* Visible pools of the caller's netns, through a socket of its own. */
+static int page_pools_now(struct devmem_pool_info *pools, int max)
+{
+	struct devmem_nl nl;
+	int n;
+
+	n = devmem_nl_open(&nl);
+	if (n)
+		return n;
+	n = devmem_page_pools(&nl, pools, max);
+	devmem_nl_close(&nl);
+	return n;
+}
+
+#define MAX_POOLS	1024
+
+int devmem_bindings_live(void)
+{
+	static struct devmem_pool_info pools[MAX_POOLS];
+	uint32_t ids[MAX_POOLS];
+	int i, j, n, live = 0;
+
+	n = page_pools_now(pools, MAX_POOLS);
+	for (i = 0; i < n; i++) {
+		if (!pools[i].dmabuf)
+			continue;
+		for (j = 0; j < live && ids[j] != pools[i].dmabuf; j++)
+			;
+		if (j == live)
+			ids[live++] = pools[i].dmabuf;
+	}
+	return n < 0 ? n : live;
+}
+
+int devmem_wait_bindings(int want, int ms)
+{
+	int n;
+
+	while ((n = devmem_bindings_live()) != want && ms > 0) {
+		usleep(20000);
+		ms -= 20;
+	}
+	return n;
+}
+
+long devmem_binding_inflight(uint32_t id)
+{
+	static struct devmem_pool_info pools[MAX_POOLS];
+	long inflight = -1;
+	int i, n;
+
+	n = page_pools_now(pools, MAX_POOLS);
+	for (i = 0; i < n; i++)
+		if (pools[i].dmabuf == id)
+			inflight = (inflight < 0 ? 0 : inflight) +
+				   pools[i].inflight;
+	return inflight;
+}
+
 static void put_ethtool_header(struct nlmsghdr *nlh, uint16_t type,
 			       uint32_t ifindex)
 {

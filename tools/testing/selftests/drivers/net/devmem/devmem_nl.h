@@ -88,6 +88,15 @@ int devmem_page_pools(struct devmem_nl *nl, struct devmem_pool_info *pools,
 		      int max);
 int devmem_dev_get(struct devmem_nl *nl, uint32_t ifindex);
 
+/*
+ * Bindings as page-pool-get shows them: a binding lives as long as some
+ * page pool uses it, bound to a queue or, after unbind, detached and
+ * waiting for its net_iovs. These open their own socket.
+ */
+int devmem_bindings_live(void);
+int devmem_wait_bindings(int want, int ms);
+long devmem_binding_inflight(uint32_t id);
+
 int ethtool_get_hds(struct devmem_nl *nl, uint32_t ifindex, int *hds);
 int ethtool_set_hds(struct devmem_nl *nl, uint32_t ifindex, bool on);
 int ethtool_set_channels(struct devmem_nl *nl, uint32_t ifindex,

@@ -64,7 +64,7 @@ rx_case()
 	     grep -q " $bytes bytes left in device memory, 0 payload bytes copied"; then
 		ktap_fail "$name" "kernel counters: $(grep '^stats: kernel' "$out")"
 	elif ! wait_no_bindings; then
-		ktap_fail "$name" "binding left behind: $(cat $BINDINGS)"
+		ktap_fail "$name" "binding left behind: $("$NCDEVMEM" --pools)"
 	else
 		ktap_pass "$name ($bytes bytes, sha256 ok, 0 copied by the CPU)"
 	fi

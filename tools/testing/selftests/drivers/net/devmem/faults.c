@@ -73,39 +73,10 @@ FIXTURE_TEARDOWN(faults)
 	EXPECT_EQ(0, devmem_env_pools_leaked());
 }
 
-/* Column @col (0-based) of the debugfs line of binding @id, or -1. */
-static long binding_column(uint32_t id, int col)
-{
-	char line[256];
-	long v = -1;
-	FILE *f;
-
-	f = fopen(DEVMEM_DEBUGFS, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *tok, *save;
-		int i = 0;
-
-		tok = strtok_r(line, " ", &save);
-		if (!tok || strtoul(tok, NULL, 10) != id)
-			continue;
-		for (; tok && i < col; i++)
-			tok = strtok_r(NULL, " ", &save);
-		if (tok)
-			v = strtol(tok, NULL, 10);
-	}
-	fclose(f);
-	return v;
-}
-
-#define COL_FREE	4
-#define COL_INFLIGHT	5
-
 static int wait_binding_gone(uint32_t id, int ms)
 {
 	for (; ms > 0; ms -= 10) {
-		if (binding_column(id, 0) < 0)
+		if (devmem_binding_inflight(id) < 0)
 			return 0;
 		usleep(10000);
 	}
@@ -187,7 +158,7 @@ TEST_F_TIMEOUT(faults, sigkill_receiver_holding_10k_tokens, 180)
 	tx = sender_to(self->env.ns, RX_ADDR, PORT + 1, 48 << 20);
 	ASSERT_EQ(sizeof(frags), read(report[0], &frags, sizeof(frags)));
 	EXPECT_GE(frags, 10000);
-	inflight = binding_column(id, COL_INFLIGHT);
+	inflight = devmem_binding_inflight(id);
 	EXPECT_GE(inflight, 10000);
 	TH_LOG("killing the receiver with %zu frags held, %ld net_iovs in flight",
 	       frags, inflight);
@@ -246,7 +217,7 @@ TEST_F_TIMEOUT(faults, device_deleted_with_tokens_held_then_sockets_closed, 120)
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(st.frags, st.nheld);
 	/* the binding is unbound but alive: its net_iovs are still out */
-	EXPECT_GE(binding_column(id, COL_INFLIGHT), (long)st.nheld);
+	EXPECT_GE(devmem_binding_inflight(id), (long)st.nheld);
 
 	/* every token comes back, exactly once, with the device gone */
 	for (i = 0; i < st.nheld; i++) {

@@ -845,16 +845,17 @@ static int do_show_pools(void)
 	return 0;
 }
 
-/* Bind a dmabuf of --size bytes to the last queue, report what the
- * kernel says the binding cost (debugfs), unbind. For the benchmark; the
+/* Bind a dmabuf of --size bytes to the last queue, report how long
+ * bind-rx took and what the binding costs the kernel, unbind. For the benchmark; the
  * NIC is left as it is (tcp-data-split must be on: --hds on).
  */
 static int do_bind_only(void)
 {
 	struct devmem_queue q = { .type = UP_NETDEV_QUEUE_TYPE_RX };
+	unsigned long long fixed = 0, per_niov = 0, niovs, mem_bytes;
 	uint32_t combined = 0, max = 0, id = 0;
-	char line[256], want[16];
 	struct devmem_nl nl;
+	char line[256];
 	int dmabuf, err = 1;
 	double t0, t1;
 	FILE *f;
@@ -874,24 +875,20 @@ static int do_bind_only(void)
 		fprintf(stderr, "bind-rx: %s %s\n", strerror(-err), nl.extack);
 		goto out_close;
 	}
-	/* id state ifindex niovs free inflight mem_bytes bind_us queues */
-	snprintf(want, sizeof(want), "%u ", id);
-	f = fopen("/sys/kernel/debug/devmem/bindings", "r");
+	/* what the binding costs the kernel (debugfs, CONFIG_NET_DEVMEM_DEBUG) */
+	f = fopen("/sys/kernel/debug/devmem/binding_mem", "r");
 	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long long niovs, mem, bind_us;
-		char state[16];
-
-		if (strncmp(line, want, strlen(want)) ||
-		    sscanf(line, "%*u %15s %*d %llu %*u %*u %llu %llu", state,
-			   &niovs, &mem, &bind_us) != 4)
-			continue;
-		printf("bind size_bytes=%zu niovs=%llu kernel_bind_us=%llu ",
-		       dmabuf_size, niovs, bind_us);
-		printf("netlink_bind_us=%.0f mem_bytes=%llu bytes_per_niov=%.1f\n",
-		       (t1 - t0) * 1e6, mem, (double)mem / niovs);
+		sscanf(line, "binding_bytes %llu", &fixed);
+		sscanf(line, "niov_bytes %llu", &per_niov);
 	}
 	if (f)
 		fclose(f);
+	niovs = dmabuf_size / getpagesize();
+	mem_bytes = fixed + niovs * per_niov;
+	printf("bind size_bytes=%zu niovs=%llu netlink_bind_us=%.0f ",
+	       dmabuf_size, niovs, (t1 - t0) * 1e6);
+	printf("mem_bytes=%llu bytes_per_niov=%.1f\n", mem_bytes,
+	       niovs ? (double)mem_bytes / niovs : 0.0);
 out_close:
 	mem_close(&mem);
 out:

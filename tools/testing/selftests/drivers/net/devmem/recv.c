@@ -180,6 +180,79 @@ TEST_F(recv, room_for_one_cmsg_gives_one_frag)
 	close(fd);
 }
 
+/*
+ * A control buffer that fills in the middle of an skb (upstream once
+ * delivered a partial devmem cmsg there, with MSG_CTRUNC masked): with
+ * room for 1 to 4 cmsgs per call, no call is truncated, every call
+ * returns exactly the bytes its cmsgs describe, the stream arrives whole
+ * and in order, and every token handed out comes back.
+ */
+TEST_F(recv, small_control_buffers_lose_no_frag_and_no_token)
+{
+	const size_t cm_space = CMSG_SPACE(sizeof(struct dmabuf_cmsg));
+	const size_t total = 1 << 20;
+	size_t got = 0, errors = 0, frags = 0, calls = 0;
+	static uint8_t iov_buf[1 << 16];
+	long freed = 0;
+	pid_t pid;
+	int fd;
+
+	fd = devmem_env_stream(&self->env, total, &pid);
+	while (got < total) {
+		struct iovec iov = { iov_buf, sizeof(iov_buf) };
+		struct msghdr msg = {
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = ctrl,
+			.msg_controllen = cm_space * (1 + calls++ % 4),
+		};
+		size_t described = 0, linear = 0;
+		struct dmabuf_token t[4];
+		struct cmsghdr *cm;
+		int n = 0;
+		ssize_t ret;
+
+		ret = recvmsg(fd, &msg, MSG_SOCK_DEVMEM);
+		if (ret <= 0)
+			break;
+		EXPECT_EQ(0, msg.msg_flags & MSG_CTRUNC);
+		for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+			const struct dmabuf_cmsg *dc = (void *)CMSG_DATA(cm);
+
+			ASSERT_EQ(CMSG_LEN(sizeof(*dc)), cm->cmsg_len);
+			if (cm->cmsg_type == SCM_DEVMEM_LINEAR) {
+				errors += check_pattern(iov_buf + linear,
+							dc->frag_size,
+							got + described);
+				linear += dc->frag_size;
+			} else {
+				ASSERT_EQ(SCM_DEVMEM_DMABUF, cm->cmsg_type);
+				ASSERT_LT(n, 4);
+				errors += check_pattern(self->env.map +
+							dc->frag_offset,
+							dc->frag_size,
+							got + described);
+				t[n].token_start = dc->frag_token;
+				t[n++].token_count = 1;
+			}
+			described += dc->frag_size;
+		}
+		EXPECT_EQ(described, (size_t)ret);
+		if (n)
+			freed += setsockopt(fd, SOL_SOCKET, SO_DEVMEM_DONTNEED,
+					    t, n * sizeof(t[0]));
+		frags += n;
+		got += ret;
+	}
+	TH_LOG("%zu calls, %zu frags", calls, frags);
+	EXPECT_EQ(total, got);
+	EXPECT_EQ(0, errors);
+	EXPECT_GT(frags, 0);
+	EXPECT_EQ((long)frags, freed);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+}
+
 TEST_F(recv, dontneed_rejects_bad_input)
 {
 	struct dmabuf_token t[129] = {};

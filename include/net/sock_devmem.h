@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Device memory TCP: the per-socket store of the tokens user space holds
+ * on dmabuf fragments (net/core/sock_devmem.c).
+ */
+#ifndef _NET_SOCK_DEVMEM_H
+#define _NET_SOCK_DEVMEM_H
+
+#include <linux/errno.h>
+#include <linux/types.h>
+
+struct dmabuf_token;
+struct net_iov;
+struct sock;
+
+#if IS_ENABLED(CONFIG_NET_DEVMEM)
+int sk_devmem_tokens_take(struct sock *sk, u32 *tokens, u32 n);
+void sk_devmem_tokens_commit(struct sock *sk, const u32 *tokens,
+			     struct net_iov **niovs, u32 used, u32 n);
+int sk_devmem_tokens_free(struct sock *sk, const struct dmabuf_token *ranges,
+			  unsigned int num);
+void sk_devmem_tokens_release(struct sock *sk);
+#else
+static inline int sk_devmem_tokens_free(struct sock *sk,
+					const struct dmabuf_token *ranges,
+					unsigned int num)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void sk_devmem_tokens_release(struct sock *sk)
+{
+}
+#endif
+
+#endif /* _NET_SOCK_DEVMEM_H */
