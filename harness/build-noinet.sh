@@ -10,9 +10,9 @@ VARIANT=noinet
 
 grep -q '^CONFIG_INET=y' "$OBJ/.config" && die "CONFIG_INET is set"
 for o in net/core/devmem.o net/core/netdev-genl.o net/core/sock_devmem.o \
-	 net/core/devmem_debug.o net/core/sock.o; do
+	 net/core/devmem_debug.o net/core/sock.o drivers/net/hdsim/hdsim.o; do
 	[ -f "$OBJ/$o" ] || die "$o was not built"
 done
 nm "$OBJ/vmlinux" | grep -qw sk_devmem_tokens_free ||
 	die "vmlinux has no sk_devmem_tokens_free"
-say "INET=n kernel built: devmem core, netdev family, SO_DEVMEM_DONTNEED linked"
+say "INET=n kernel built: devmem core, netdev family, SO_DEVMEM_DONTNEED and hdsim linked"

@@ -7,7 +7,7 @@
 
 struct netdev_rx_queue;
 
-s32 page_pool_user_inflight(const struct page_pool *pool);
+s32 page_pool_inflight(const struct page_pool *pool, bool strict);
 
 int page_pool_list(struct page_pool *pool);
 void page_pool_detached(struct page_pool *pool);

@@ -13,6 +13,7 @@
 #include <net/netlink.h>
 #include <net/page_pool.h>
 #include <net/page_pool/memory_provider.h>
+#include <net/sock.h>
 #include <uapi/linux/netdev.h>
 
 #include "page_pool_priv.h"
@@ -112,7 +113,7 @@ static bool page_pool_visible(const struct page_pool *pool,
 static int page_pool_nl_fill(struct sk_buff *rsp, const struct page_pool *pool,
 			     u32 portid, u32 seq, int flags)
 {
-	s32 inflight = page_pool_user_inflight(pool);
+	s32 inflight = page_pool_inflight(pool, false);
 	void *hdr;
 
 	hdr = genlmsg_put(rsp, portid, seq, &netdev_nl_family, flags,
@@ -123,11 +124,9 @@ static int page_pool_nl_fill(struct sk_buff *rsp, const struct page_pool *pool,
 	if (nla_put_u32(rsp, NETDEV_A_PAGE_POOL_ID, pool->user.id) ||
 	    (pool->user.ifindex &&
 	     nla_put_u32(rsp, NETDEV_A_PAGE_POOL_IFINDEX, pool->user.ifindex)) ||
-	    netdev_nl_put_uint(rsp, NETDEV_A_PAGE_POOL_INFLIGHT,
-			       max(inflight, 0)) ||
+	    netdev_nl_put_uint(rsp, NETDEV_A_PAGE_POOL_INFLIGHT, inflight) ||
 	    netdev_nl_put_uint(rsp, NETDEV_A_PAGE_POOL_INFLIGHT_MEM,
-			       (u64)max(inflight, 0) *
-			       (PAGE_SIZE << pool->p.order)) ||
+			       (u64)inflight * (PAGE_SIZE << pool->p.order)) ||
 	    (pool->user.detach_time &&
 	     netdev_nl_put_uint(rsp, NETDEV_A_PAGE_POOL_DETACH_TIME,
 				pool->user.detach_time)) ||

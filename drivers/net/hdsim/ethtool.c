@@ -1,148 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hdsim ethtool: channels, rings and tcp-data-split, ntuple rules, RSS
- * indirection, per-queue statistics. Steering of received frames lives
- * here too, next to the tables it reads.
+ * indirection, per-queue statistics. The datapath that reads the rules
+ * and the table is in steer.c.
  */
 #include <linux/ethtool.h>
 #include <linux/ethtool_netlink.h>
-#include <linux/if_ether.h>
-#include <linux/ip.h>
-#include <linux/ipv6.h>
 #include <linux/netdevice.h>
-#include <linux/tcp.h>
-#include <net/ip.h>
 
 #include "hdsim.h"
-
-struct hdsim_flow {
-	u32 flow_type;
-	__be32 src[4];
-	__be32 dst[4];
-	__be16 sport;
-	__be16 dport;
-};
-
-static bool hdsim_flow_parse(const struct sk_buff *skb, struct hdsim_flow *fl)
-{
-	struct ethhdr _eth, *eth;
-	struct tcphdr _th, *th;
-	int thoff;
-
-	eth = skb_header_pointer(skb, 0, sizeof(_eth), &_eth);
-	if (!eth)
-		return false;
-
-	memset(fl, 0, sizeof(*fl));
-	if (eth->h_proto == htons(ETH_P_IP)) {
-		struct iphdr _iph, *iph;
-
-		iph = skb_header_pointer(skb, ETH_HLEN, sizeof(_iph), &_iph);
-		if (!iph || iph->protocol != IPPROTO_TCP || ip_is_fragment(iph))
-			return false;
-		fl->flow_type = TCP_V4_FLOW;
-		fl->src[0] = iph->saddr;
-		fl->dst[0] = iph->daddr;
-		thoff = ETH_HLEN + iph->ihl * 4;
-	} else if (eth->h_proto == htons(ETH_P_IPV6)) {
-		struct ipv6hdr _ip6h, *ip6h;
-
-		ip6h = skb_header_pointer(skb, ETH_HLEN, sizeof(_ip6h), &_ip6h);
-		if (!ip6h || ip6h->nexthdr != IPPROTO_TCP)
-			return false;
-		fl->flow_type = TCP_V6_FLOW;
-		memcpy(fl->src, &ip6h->saddr, sizeof(fl->src));
-		memcpy(fl->dst, &ip6h->daddr, sizeof(fl->dst));
-		thoff = ETH_HLEN + sizeof(*ip6h);
-	} else {
-		return false;
-	}
-
-	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
-	if (!th)
-		return false;
-	fl->sport = th->source;
-	fl->dport = th->dest;
-	return true;
-}
-
-static bool hdsim_match32(const __be32 *v, const __be32 *want,
-			  const __be32 *mask, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if ((v[i] ^ want[i]) & mask[i])
-			return false;
-	return true;
-}
-
-static bool hdsim_rule_match(const struct ethtool_rx_flow_spec *fs,
-			     const struct hdsim_flow *fl)
-{
-	if ((fs->flow_type & ~FLOW_EXT) != fl->flow_type)
-		return false;
-
-	if (fl->flow_type == TCP_V4_FLOW) {
-		const struct ethtool_tcpip4_spec *v = &fs->h_u.tcp_ip4_spec;
-		const struct ethtool_tcpip4_spec *m = &fs->m_u.tcp_ip4_spec;
-
-		return hdsim_match32(&fl->src[0], &v->ip4src, &m->ip4src, 1) &&
-		       hdsim_match32(&fl->dst[0], &v->ip4dst, &m->ip4dst, 1) &&
-		       !((fl->sport ^ v->psrc) & m->psrc) &&
-		       !((fl->dport ^ v->pdst) & m->pdst);
-	} else {
-		const struct ethtool_tcpip6_spec *v = &fs->h_u.tcp_ip6_spec;
-		const struct ethtool_tcpip6_spec *m = &fs->m_u.tcp_ip6_spec;
-
-		return hdsim_match32(fl->src, v->ip6src, m->ip6src, 4) &&
-		       hdsim_match32(fl->dst, v->ip6dst, m->ip6dst, 4) &&
-		       !((fl->sport ^ v->psrc) & m->psrc) &&
-		       !((fl->dport ^ v->pdst) & m->pdst);
-	}
-}
-
-/**
- * hdsim_steer() - pick the RX queue of @port for a frame, like a NIC
- * @port: receiving port
- * @skb: frame as sent on the wire
- *
- * ntuple rules first (lowest location wins), then RSS.
- *
- * Return: the queue, or -1 if a rule says drop.
- */
-int hdsim_steer(struct hdsim_port *port, struct sk_buff *skb)
-{
-	struct net_device *dev = port->netdev;
-	struct hdsim_flow fl;
-	int q = -2;
-	u32 hash;
-	int i;
-
-	spin_lock_bh(&port->steer_lock);
-	if (port->rule_cnt && (dev->features & NETIF_F_NTUPLE) &&
-	    hdsim_flow_parse(skb, &fl)) {
-		for (i = 0; i < HDSIM_MAX_RULES; i++) {
-			const struct hdsim_rule *r = &port->rules[i];
-
-			if (!r->used || !hdsim_rule_match(&r->fs, &fl))
-				continue;
-			q = r->fs.ring_cookie == RX_CLS_FLOW_DISC ? -1 :
-			    (int)ethtool_get_flow_spec_ring(r->fs.ring_cookie);
-			break;
-		}
-	}
-	if (q == -2) {
-		hash = skb_get_hash(skb);
-		q = port->indir[reciprocal_scale(hash, HDSIM_INDIR_SIZE)];
-	}
-	spin_unlock_bh(&port->steer_lock);
-
-	/* the channel count may have shrunk under a stale table entry */
-	if (q >= (int)dev->real_num_rx_queues)
-		q = 0;
-	return q;
-}
 
 void hdsim_ethtool_init(struct hdsim_port *port)
 {
@@ -447,8 +313,8 @@ static const char hdsim_tx_stat_names[][ETH_GSTRING_LEN] = {
 
 static const char hdsim_rq_stat_names[][ETH_GSTRING_LEN] = {
 	"packets", "bytes", "hds_packets", "hds_payload_bytes",
-	"devmem_payload_bytes", "alloc_fail", "csum_err", "fault_drop",
-	"ring_full",
+	"devmem_payload_bytes", "payload_cpu_syncs", "alloc_fail", "csum_err",
+	"fault_drop", "ring_full",
 };
 
 #define HDSIM_RQ_NSTATS	ARRAY_SIZE(hdsim_rq_stat_names)
@@ -497,6 +363,7 @@ static void hdsim_get_ethtool_stats(struct net_device *dev,
 		*data++ = READ_ONCE(s->hds_packets);
 		*data++ = READ_ONCE(s->hds_payload_bytes);
 		*data++ = READ_ONCE(s->devmem_payload_bytes);
+		*data++ = READ_ONCE(s->payload_cpu_syncs);
 		*data++ = READ_ONCE(s->alloc_fail);
 		*data++ = READ_ONCE(s->csum_err);
 		*data++ = READ_ONCE(s->fault_drop);

@@ -42,6 +42,7 @@ struct hdsim_rq_stats {
 	u64 hds_packets;	/* split: headers and payload apart */
 	u64 hds_payload_bytes;	/* payload written to payload buffers */
 	u64 devmem_payload_bytes; /* ... of which to provider (device) memory */
+	u64 payload_cpu_syncs;	/* payload buffers synced for the CPU */
 	u64 alloc_fail;		/* no buffer: frame dropped */
 	u64 csum_err;		/* bad checksum: frame dropped */
 	u64 fault_drop;		/* dropped by the drop fault knob */

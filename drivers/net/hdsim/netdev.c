@@ -9,10 +9,9 @@
 #include <linux/etherdevice.h>
 #include <linux/highmem.h>
 #include <linux/if_ether.h>
-#include <linux/ip.h>
-#include <linux/ipv6.h>
+#include <linux/seq_file.h>
 #include <linux/tcp.h>
-#include <net/ip.h>
+#include <net/flow_dissector.h>
 #include <net/netdev_queues.h>
 #include <net/netdev_rx_queue.h>
 #include <net/page_pool.h>
@@ -35,43 +34,25 @@ static void hdsim_dma_write(struct hdsim_dev *hdev, dma_addr_t dma,
 	kunmap_local(vaddr);
 }
 
-/* Length of Ethernet + IP + TCP headers of a TCP frame the device can
- * split, 0 otherwise (not TCP, IP options we do not parse, fragments).
+/* Where the device splits a frame: right after the TCP header of an
+ * unfragmented TCP segment over IPv4 or IPv6, found by the kernel's flow
+ * dissector (eth_get_headlen() includes TCP options); 0: not split.
  */
-static int hdsim_tcp_hdr_len(const struct sk_buff *skb)
+static int hdsim_split_len(struct net_device *dev, const struct sk_buff *skb)
 {
-	int nhoff = ETH_HLEN, thoff;
-	struct tcphdr _th, *th;
-	struct ethhdr _eth, *eth;
+	struct flow_keys_basic keys;
+	int hdr_len;
 
-	eth = skb_header_pointer(skb, 0, sizeof(_eth), &_eth);
-	if (!eth)
+	if (!skb_flow_dissect_flow_keys_basic(dev_net(dev), skb, &keys, NULL,
+					      0, 0, 0, 0) ||
+	    keys.basic.ip_proto != IPPROTO_TCP ||
+	    keys.control.flags & FLOW_DIS_IS_FRAGMENT)
 		return 0;
 
-	if (eth->h_proto == htons(ETH_P_IP)) {
-		struct iphdr _iph, *iph;
-
-		iph = skb_header_pointer(skb, nhoff, sizeof(_iph), &_iph);
-		if (!iph || iph->protocol != IPPROTO_TCP || iph->ihl < 5 ||
-		    ip_is_fragment(iph))
-			return 0;
-		thoff = nhoff + iph->ihl * 4;
-	} else if (eth->h_proto == htons(ETH_P_IPV6)) {
-		struct ipv6hdr _ip6h, *ip6h;
-
-		ip6h = skb_header_pointer(skb, nhoff, sizeof(_ip6h), &_ip6h);
-		if (!ip6h || ip6h->nexthdr != IPPROTO_TCP)
-			return 0;
-		thoff = nhoff + sizeof(*ip6h);
-	} else {
+	hdr_len = eth_get_headlen(dev, skb->data, skb_headlen(skb));
+	if (hdr_len < keys.control.thoff + (int)sizeof(struct tcphdr))
 		return 0;
-	}
-
-	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
-	if (!th || th->doff < 5)
-		return 0;
-
-	return thoff + th->doff * 4;
+	return hdr_len;
 }
 
 /* Fault knobs: every Nth frame received on the port is hit. */
@@ -144,9 +125,18 @@ static struct sk_buff *hdsim_rx_split(struct hdsim_rq *rq, struct sk_buff *src,
 	 * DMA address points: host or device memory, it does not know.
 	 */
 	for (i = 0, off = hdr_len; i < nbufs; i++, off += len) {
+		dma_addr_t addr = page_pool_get_dma_addr_netmem(bufs[i]);
+
 		len = min_t(int, PAGE_SIZE, src->len - off);
-		hdsim_dma_write(hdev, page_pool_get_dma_addr_netmem(bufs[i]),
-				src, off, len);
+		hdsim_dma_write(hdev, addr, src, off, len);
+		/* As a real driver does: host payload is synced for the CPU;
+		 * a dmabuf address is not this device's to sync.
+		 */
+		if (!netmem_is_net_iov(bufs[i])) {
+			dma_sync_single_for_cpu(&hdev->dev, addr, len,
+						DMA_FROM_DEVICE);
+			rq->stats.payload_cpu_syncs++;
+		}
 		skb_add_rx_frag_netmem(skb, i, bufs[i], 0, len, PAGE_SIZE);
 	}
 
@@ -186,7 +176,7 @@ static void hdsim_rx_one(struct hdsim_rq *rq, struct sk_buff *src)
 	}
 
 	if (READ_ONCE(port->hds) && csum_ok) {
-		hdr_len = hdsim_tcp_hdr_len(src);
+		hdr_len = hdsim_split_len(port->netdev, src);
 		split = hdr_len && hdr_len <= HDSIM_HDR_MAX && src->len > hdr_len;
 	}
 
@@ -350,7 +340,7 @@ int hdsim_rq_mem_alloc(struct hdsim_port *port, unsigned int idx,
 	/* Only the payload pool may hold device memory, and only when the
 	 * device splits headers off (they must stay readable).
 	 */
-	pp.flags = PP_FLAG_DMA_MAP;
+	pp.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV;
 	if (port->hds && !port->ignore_provider)
 		pp.flags |= PP_FLAG_ALLOW_UNREADABLE_NETMEM;
 	mem->payload_pool = page_pool_create(&pp);
@@ -615,6 +605,29 @@ static const struct file_operations hdsim_queue_restart_fops = {
 	.owner	= THIS_MODULE,
 };
 
+/* rx_pools: per queue, the flags its payload pool ended up with (the core
+ * drops DMA_SYNC_DEV on a provider-backed pool) and whether it is.
+ */
+static int hdsim_rx_pools_show(struct seq_file *seq, void *v)
+{
+	struct hdsim_port *port = seq->private;
+	unsigned int q;
+
+	rtnl_lock();
+	for (q = 0; q < port->hdev->num_queues; q++) {
+		const struct page_pool *pp = port->rq[q].mem.payload_pool;
+
+		if (!pp)
+			continue;
+		seq_printf(seq, "queue %u dma_sync_dev %d unreadable %d\n", q,
+			   !!(pp->p.flags & PP_FLAG_DMA_SYNC_DEV),
+			   page_pool_is_unreadable(pp));
+	}
+	rtnl_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hdsim_rx_pools);
+
 static void hdsim_debugfs_port(struct hdsim_port *port)
 {
 	char name[16];
@@ -629,6 +642,8 @@ static void hdsim_debugfs_port(struct hdsim_port *port)
 			    &port->ignore_provider);
 	debugfs_create_file("queue_restart", 0200, port->ddir, port,
 			    &hdsim_queue_restart_fops);
+	debugfs_create_file("rx_pools", 0400, port->ddir, port,
+			    &hdsim_rx_pools_fops);
 }
 
 int hdsim_port_create(struct hdsim_dev *hdev, unsigned int port_idx)

@@ -263,8 +263,8 @@ TEST_F_TIMEOUT(faults, device_deleted_then_netlink_closed_then_tcp_closed, 120)
  */
 TEST_F_TIMEOUT(faults, netns_of_bound_device_deleted_then_owner_killed, 60)
 {
-	char rxns[40];
-	int ready[2];
+	char rxns[40], path[64];
+	int ready[2], nsfd, home;
 	uint32_t id;
 	pid_t child;
 
@@ -276,8 +276,6 @@ TEST_F_TIMEOUT(faults, netns_of_bound_device_deleted_then_owner_killed, 60)
 	ASSERT_GE(child, 0);
 	if (!child) {
 		struct devmem_nl nl;
-		char path[64];
-		int nsfd, home;
 
 		home = open("/proc/self/ns/net", O_RDONLY);
 		snprintf(path, sizeof(path), "/run/netns/%s", rxns);
@@ -299,11 +297,25 @@ TEST_F_TIMEOUT(faults, netns_of_bound_device_deleted_then_owner_killed, 60)
 		_exit(0);
 	}
 	ASSERT_EQ(sizeof(id), read(ready[0], &id, sizeof(id)));
+	/* page-pool-get shows a device's pools in the device's netns */
+	snprintf(path, sizeof(path), "/run/netns/%s", rxns);
+	nsfd = open(path, O_RDONLY);
+	home = open("/proc/self/ns/net", O_RDONLY);
+	ASSERT_GE(nsfd, 0);
+	ASSERT_GE(home, 0);
+	ASSERT_EQ(0, setns(nsfd, CLONE_NEWNET));
 	EXPECT_EQ(1, devmem_bindings_live());
+	ASSERT_EQ(0, setns(home, CLONE_NEWNET));
 	ASSERT_EQ(0, netns_del(rxns));
 	usleep(200000);
-	/* still bound: the socket holds the namespace */
+	/* still bound: the socket holds the namespace (and nsfd, until
+	 * it is closed below)
+	 */
+	ASSERT_EQ(0, setns(nsfd, CLONE_NEWNET));
 	EXPECT_EQ(1, devmem_bindings_live());
+	ASSERT_EQ(0, setns(home, CLONE_NEWNET));
+	close(nsfd);
+	close(home);
 
 	kill(child, SIGKILL);
 	reap(child);

@@ -444,6 +444,97 @@ TEST_F(recv, unsteered_flow_on_same_device_is_plain_tcp)
 	close(lfd);
 }
 
+/* Field @key of queue @q's line in hdsim's rx_pools debugfs file, or -1. */
+static int rx_pool_field(const struct devmem_env *env, unsigned int q,
+			 const char *key)
+{
+	char path[128], line[128], k1[32], k2[32];
+	int v1, v2, v = -1;
+	unsigned int lq;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/hdsim/hdsim%u/port0/rx_pools",
+		 env->dev_id);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "queue %u %31s %d %31s %d", &lq, k1, &v1, k2,
+			   &v2) == 5 && lq == q)
+			v = !strcmp(k1, key) ? v1 : !strcmp(k2, key) ? v2 : -1;
+	fclose(f);
+	return v;
+}
+
+static int64_t rx_stat(const struct devmem_env *env, unsigned int q,
+		       const char *name)
+{
+	char stat[64];
+
+	snprintf(stat, sizeof(stat), "rx%u_%s", q, name);
+	return ethtool_stat(env->ifname, stat);
+}
+
+/*
+ * A dmabuf address is not the NIC's to sync (upstream once synced them
+ * through the NIC's DMA device). hdsim asks every payload pool for
+ * DMA_SYNC_DEV, as real drivers do: the core drops it on the bound
+ * queue's pool, and the driver syncs host payload for the CPU, never
+ * device payload. Both sides are checked against a host-memory queue of
+ * the same device, so that the test fails if the checks see nothing.
+ */
+TEST_F(recv, dmabuf_payload_is_never_dma_synced)
+{
+	size_t bytes = 256 << 10, got = 0;
+	int64_t dev_sync0, dev_bytes0, host_sync0 = 0, host_sync1 = 0;
+	struct rx_result r;
+	char buf[65536];
+	int lfd, fd, q;
+	pid_t pid;
+	ssize_t n;
+
+	EXPECT_EQ(0, rx_pool_field(&self->env, BOUND_QUEUE, "dma_sync_dev"));
+	EXPECT_EQ(1, rx_pool_field(&self->env, BOUND_QUEUE, "unreadable"));
+	EXPECT_EQ(1, rx_pool_field(&self->env, 0, "dma_sync_dev"));
+	EXPECT_EQ(0, rx_pool_field(&self->env, 0, "unreadable"));
+
+	dev_sync0 = rx_stat(&self->env, BOUND_QUEUE, "payload_cpu_syncs");
+	dev_bytes0 = rx_stat(&self->env, BOUND_QUEUE, "devmem_payload_bytes");
+	ASSERT_GE(dev_sync0, 0);
+	for (q = 0; q < BOUND_QUEUE; q++)
+		host_sync0 += rx_stat(&self->env, q, "payload_cpu_syncs");
+
+	/* device memory on the bound queue ... */
+	fd = devmem_env_stream(&self->env, bytes, &pid);
+	while (got < bytes) {
+		devmem_recv(fd, bytes, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
+		ASSERT_GT(r.ret, 0);
+		EXPECT_EQ(r.ndmabuf, dontneed_all(fd, &r));
+		got += r.ret;
+	}
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+
+	/* ... host memory on the others */
+	lfd = listen_on(RX_ADDR, PORT_HOST);
+	ASSERT_GE(lfd, 0);
+	pid = sender_to(self->env.ns, RX_ADDR, PORT_HOST, bytes);
+	fd = accept(lfd, NULL, NULL);
+	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0)
+		;
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+	close(lfd);
+
+	EXPECT_GE(rx_stat(&self->env, BOUND_QUEUE, "devmem_payload_bytes") -
+		  dev_bytes0, (int64_t)bytes);
+	EXPECT_EQ(dev_sync0,
+		  rx_stat(&self->env, BOUND_QUEUE, "payload_cpu_syncs"));
+	for (q = 0; q < BOUND_QUEUE; q++)
+		host_sync1 += rx_stat(&self->env, q, "payload_cpu_syncs");
+	EXPECT_GT(host_sync1, host_sync0);
+}
+
 /* UDP has no device memory path: the flag is ignored, as upstream. */
 TEST(udp_ignores_msg_sock_devmem)
 {
