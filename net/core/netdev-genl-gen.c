@@ -84,4 +84,3 @@ struct genl_family netdev_nl_family __ro_after_init = {
 	.ops		= netdev_nl_ops,
 	.n_ops		= ARRAY_SIZE(netdev_nl_ops),
 };
-

@@ -35,8 +35,7 @@ static int put_cmsg_notrunc(struct msghdr *msg, int level, int type, int len,
 	return put_cmsg(msg, level, type, len, data);
 }
 
-/*
- * Hand out bytes [@offset, @offset + @remaining) of one skb, head or
+/* Hand out bytes [@offset, @offset + @remaining) of one skb, head or
  * frag_list member, not looking at its frag_list. Returns the bytes
  * handed out, or a negative errno if none were.
  */

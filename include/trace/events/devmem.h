@@ -15,51 +15,33 @@
 #include <net/sock.h>
 
 TRACE_EVENT(devmem_recvmsg,
-
-	TP_PROTO(const struct sock *sk, u32 frags, u32 devmem_bytes,
-		 u32 linear_bytes),
-
-	TP_ARGS(sk, frags, devmem_bytes, linear_bytes),
-
-	TP_STRUCT__entry(
-		__field(const void *, skaddr)
-		__field(u32, frags)
-		__field(u32, devmem_bytes)
-		__field(u32, linear_bytes)
-	),
-
-	TP_fast_assign(
-		__entry->skaddr = sk;
-		__entry->frags = frags;
-		__entry->devmem_bytes = devmem_bytes;
-		__entry->linear_bytes = linear_bytes;
-	),
-
-	TP_printk("skaddr=%p frags=%u devmem_bytes=%u linear_bytes=%u",
-		  __entry->skaddr, __entry->frags, __entry->devmem_bytes,
-		  __entry->linear_bytes)
+	    TP_PROTO(const struct sock *sk, u32 frags, u32 devmem_bytes,
+		     u32 linear_bytes),
+	    TP_ARGS(sk, frags, devmem_bytes, linear_bytes),
+	    TP_STRUCT__entry(__field(const void *, skaddr)
+			     __field(u32, frags)
+			     __field(u32, devmem_bytes)
+			     __field(u32, linear_bytes)),
+	    TP_fast_assign(__entry->skaddr = sk;
+			   __entry->frags = frags;
+			   __entry->devmem_bytes = devmem_bytes;
+			   __entry->linear_bytes = linear_bytes;),
+	    TP_printk("skaddr=%p frags=%u devmem_bytes=%u linear_bytes=%u",
+		      __entry->skaddr, __entry->frags, __entry->devmem_bytes,
+		      __entry->linear_bytes)
 );
 
 TRACE_EVENT(devmem_dontneed,
-
-	TP_PROTO(const struct sock *sk, u32 ranges, u32 freed),
-
-	TP_ARGS(sk, ranges, freed),
-
-	TP_STRUCT__entry(
-		__field(const void *, skaddr)
-		__field(u32, ranges)
-		__field(u32, freed)
-	),
-
-	TP_fast_assign(
-		__entry->skaddr = sk;
-		__entry->ranges = ranges;
-		__entry->freed = freed;
-	),
-
-	TP_printk("skaddr=%p ranges=%u freed=%u",
-		  __entry->skaddr, __entry->ranges, __entry->freed)
+	    TP_PROTO(const struct sock *sk, u32 ranges, u32 freed),
+	    TP_ARGS(sk, ranges, freed),
+	    TP_STRUCT__entry(__field(const void *, skaddr)
+			     __field(u32, ranges)
+			     __field(u32, freed)),
+	    TP_fast_assign(__entry->skaddr = sk;
+			   __entry->ranges = ranges;
+			   __entry->freed = freed;),
+	    TP_printk("skaddr=%p ranges=%u freed=%u",
+		      __entry->skaddr, __entry->ranges, __entry->freed)
 );
 
 #endif /* _TRACE_DEVMEM_H */

@@ -313,6 +313,81 @@ TEST_F_TIMEOUT(audit, tc_mirror_of_devmem_frames_is_dropped, 120)
 	ASSERT_EQ(0, devmem_nl_open(&self->env.nl));
 }
 
+/* The tx_dropped statistic of @ifname (sysfs), or -1. */
+static long stat_tx_dropped(const char *ifname)
+{
+	char path[96];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_dropped",
+		 ifname);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/*
+ * tc mirred redirects, for a second in the middle of the stream, every
+ * frame the bound port receives to a veth: the device-memory segments
+ * reach that veth's transmit path and are dropped there (tx_dropped)
+ * before any driver sees them, nothing with payload comes out of its
+ * peer. When the redirect goes, TCP retransmits and the stream arrives
+ * whole, in device memory.
+ */
+TEST_F_TIMEOUT(audit, tc_redirect_of_devmem_frames_is_dropped, 120)
+{
+	size_t bytes = 4 << 20;
+	struct stream st = { .map_size = DMABUF_SIZE };
+	char mir[IFNAMSIZ], mirp[IFNAMSIZ + 1];
+	long dropped0, dropped1;
+	struct capture c;
+	uint32_t id;
+	pid_t pid;
+	int fd;
+
+	snprintf(mir, sizeof(mir), "red%u", self->env.dev_id);
+	snprintf(mirp, sizeof(mirp), "%sp", mir);
+	if (run("tc qdisc add dev %s clsact 2>/dev/null", self->env.ifname))
+		SKIP(return, "no clsact qdisc (CONFIG_NET_SCH_INGRESS)");
+	ASSERT_EQ(0, run("ip link add %s type veth peer name %s", mir, mirp));
+	ASSERT_EQ(0, run("ip link set %s up && ip link set %s up", mir, mirp));
+	ASSERT_EQ(0, capture_open(&c, if_nametoindex(mirp), false));
+	dropped0 = stat_tx_dropped(mir);
+	ASSERT_GE(dropped0, 0);
+
+	fd = devmem_env_bound_stream(&self->env, &self->env.nl, 3, bytes, &id,
+				     &pid);
+	ASSERT_GE(fd, 0);
+	ASSERT_GT(recv_stream(fd, self->env.map, &st, 1 << 20), 0);
+	ASSERT_EQ(0, run("tc filter add dev %s ingress matchall action %s %s",
+			 self->env.ifname, "mirred egress redirect dev", mir));
+	/* the receive window holds segments in flight: they are redirected */
+	sleep(1);
+	ASSERT_EQ(0, run("tc filter del dev %s ingress", self->env.ifname));
+	EXPECT_EQ(0, recv_stream(fd, self->env.map, &st, SIZE_MAX));
+	capture_drain(&c, PORT, 0);
+	dropped1 = stat_tx_dropped(mir);
+
+	EXPECT_EQ(bytes, st.bytes);
+	EXPECT_EQ(bytes, st.devmem);
+	EXPECT_EQ(0, st.errors);
+	TH_LOG("redirect: %ld dropped on %s, %d frames out of %s, %d with payload",
+	       dropped1 - dropped0, mir, c.frames[0], mirp, c.payload[0]);
+	EXPECT_LT(0, dropped1 - dropped0);
+	EXPECT_EQ(0, c.payload[0]);
+	EXPECT_EQ(0, reap(pid));
+	close(c.fd);
+	close(fd);
+	run("ip link del %s; tc qdisc del dev %s clsact", mir, self->env.ifname);
+	devmem_nl_close(&self->env.nl);
+	ASSERT_EQ(0, devmem_nl_open(&self->env.nl));
+}
+
 /*
  * An nftables rule that drops TCP segments carrying a non-zero payload
  * byte stops a host-memory flow dead, and cannot read the payload of a

@@ -877,10 +877,10 @@ static int do_bind_only(void)
 	}
 	/* what the binding costs the kernel (debugfs, CONFIG_NET_DEVMEM_DEBUG) */
 	f = fopen("/sys/kernel/debug/devmem/binding_mem", "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		sscanf(line, "binding_bytes %llu", &fixed);
-		sscanf(line, "niov_bytes %llu", &per_niov);
-	}
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "binding_bytes %llu", &fixed) != 1 &&
+		    sscanf(line, "niov_bytes %llu", &per_niov) != 1)
+			fprintf(stderr, "binding_mem: unknown line %s", line);
 	if (f)
 		fclose(f);
 	niovs = dmabuf_size / getpagesize();
