@@ -332,8 +332,8 @@ static long stat_tx_dropped(const char *ifname)
 }
 
 /*
- * tc mirred redirects, for a second in the middle of the stream, every
- * frame the bound port receives to a veth: the device-memory segments
+ * tc mirred redirects, for a second in the middle of the stream (the
+ * receiver keeps reading), every frame the bound port receives to a veth: the device-memory segments
  * reach that veth's transmit path and are dropped there (tx_dropped)
  * before any driver sees them, nothing with payload comes out of its
  * peer. When the redirect goes, TCP retransmits and the stream arrives
@@ -341,13 +341,13 @@ static long stat_tx_dropped(const char *ifname)
  */
 TEST_F_TIMEOUT(audit, tc_redirect_of_devmem_frames_is_dropped, 120)
 {
-	size_t bytes = 4 << 20;
+	size_t bytes = 16 << 20;	/* still streaming when the redirect lands */
 	struct stream st = { .map_size = DMABUF_SIZE };
 	char mir[IFNAMSIZ], mirp[IFNAMSIZ + 1];
 	long dropped0, dropped1;
 	struct capture c;
+	pid_t pid, tc;
 	uint32_t id;
-	pid_t pid;
 	int fd;
 
 	snprintf(mir, sizeof(mir), "red%u", self->env.dev_id);
@@ -364,12 +364,18 @@ TEST_F_TIMEOUT(audit, tc_redirect_of_devmem_frames_is_dropped, 120)
 				     &pid);
 	ASSERT_GE(fd, 0);
 	ASSERT_GT(recv_stream(fd, self->env.map, &st, 1 << 20), 0);
-	ASSERT_EQ(0, run("tc filter add dev %s ingress matchall action %s %s",
-			 self->env.ifname, "mirred egress redirect dev", mir));
-	/* the receive window holds segments in flight: they are redirected */
-	sleep(1);
-	ASSERT_EQ(0, run("tc filter del dev %s ingress", self->env.ifname));
+	/* the redirect comes and goes while this process keeps reading */
+	tc = fork();
+	ASSERT_GE(tc, 0);
+	if (!tc) {
+		if (run("tc filter add dev %s ingress matchall action %s %s",
+			self->env.ifname, "mirred egress redirect dev", mir))
+			_exit(1);
+		sleep(1);
+		_exit(run("tc filter del dev %s ingress", self->env.ifname));
+	}
 	EXPECT_EQ(0, recv_stream(fd, self->env.map, &st, SIZE_MAX));
+	EXPECT_EQ(0, reap(tc));
 	capture_drain(&c, PORT, 0);
 	dropped1 = stat_tx_dropped(mir);
 

@@ -271,6 +271,8 @@ TEST_F_TIMEOUT(faults, netns_of_bound_device_deleted_then_owner_killed, 60)
 	snprintf(rxns, sizeof(rxns), "%s-rx", self->env.ns);
 	ASSERT_EQ(0, netns_add(rxns));
 	ASSERT_EQ(0, link_set_netns(self->env.ifindex, rxns));
+	/* up, so that the bound queue gets its page pool */
+	ASSERT_EQ(0, link_set_up(rxns, self->env.ifindex));
 	ASSERT_EQ(0, pipe(ready));
 	child = fork();
 	ASSERT_GE(child, 0);
