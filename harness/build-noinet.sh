@@ -10,9 +10,12 @@ VARIANT=noinet
 
 grep -q '^CONFIG_INET=y' "$OBJ/.config" && die "CONFIG_INET is set"
 for o in net/core/devmem.o net/core/netdev-genl.o net/core/sock_devmem.o \
-	 net/core/devmem_debug.o net/core/sock.o drivers/net/hdsim/hdsim.o; do
+	 net/core/devmem_debug.o net/core/sock.o drivers/net/hdsim/netdev.o \
+	 drivers/net/hdsim/steer.o; do
 	[ -f "$OBJ/$o" ] || die "$o was not built"
 done
-nm "$OBJ/vmlinux" | grep -qw sk_devmem_tokens_free ||
+# (no `nm | grep -q`: grep quitting early fails the pipe under pipefail)
+nm "$OBJ/vmlinux" > "$LOGS/vmlinux.nm"
+grep -qw sk_devmem_tokens_free "$LOGS/vmlinux.nm" ||
 	die "vmlinux has no sk_devmem_tokens_free"
 say "INET=n kernel built: devmem core, netdev family, SO_DEVMEM_DONTNEED and hdsim linked"

@@ -381,7 +381,8 @@ void net_devmem_unbind_dmabuf(struct net_devmem_dmabuf_binding *binding)
 		rxq->mp_params.mp_ops = NULL;
 		xa_erase(&binding->bound_rxqs, xa_idx);
 
-		rxq_idx = get_netdev_rx_queue_index(rxq);
+		/* get_netdev_rx_queue_index() needs CONFIG_SYSFS on 6.1 */
+		rxq_idx = rxq - binding->dev->_rx;
 		err = netdev_rx_queue_restart(binding->dev, rxq_idx);
 		if (err)
 			netdev_err(binding->dev,
