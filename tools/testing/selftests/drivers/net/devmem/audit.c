@@ -333,11 +333,11 @@ static long stat_tx_dropped(const char *ifname)
 
 /*
  * tc mirred redirects, for a second in the middle of the stream (the
- * receiver keeps reading), every frame the bound port receives to a veth: the device-memory segments
- * reach that veth's transmit path and are dropped there (tx_dropped)
- * before any driver sees them, nothing with payload comes out of its
- * peer. When the redirect goes, TCP retransmits and the stream arrives
- * whole, in device memory.
+ * receiver keeps reading), every frame the bound port receives to a
+ * veth: the device-memory segments reach that veth's transmit path and
+ * are dropped there (tx_dropped) before any driver sees them, nothing
+ * with payload comes out of its peer. When the redirect goes, TCP
+ * retransmits and the stream arrives whole, in device memory.
  */
 TEST_F_TIMEOUT(audit, tc_redirect_of_devmem_frames_is_dropped, 120)
 {
