@@ -14,7 +14,6 @@
 #include <net/page_pool.h>
 #include <net/page_pool/memory_provider.h>
 #include <net/sock.h>
-#include <uapi/linux/netdev.h>
 
 #include "page_pool_priv.h"
 
@@ -89,6 +88,8 @@ int page_pool_check_memory_provider(struct net_device *dev,
 
 #if IS_ENABLED(CONFIG_NET_DEVMEM)
 /* netlink page-pool-get. On 6.1 the netdev family comes with devmem TCP. */
+#include <uapi/linux/netdev.h>
+
 #include "netdev-genl-gen.h"
 
 /* An upstream "uint" attribute: 4 bytes when the value fits, else 8. */
