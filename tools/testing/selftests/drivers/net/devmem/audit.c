@@ -339,7 +339,7 @@ static long stat_tx_dropped(const char *ifname)
  * with payload comes out of its peer. When the redirect goes, TCP
  * retransmits and the stream arrives whole, in device memory.
  */
-TEST_F_TIMEOUT(audit, tc_redirect_of_devmem_frames_is_dropped, 120)
+TEST_F_TIMEOUT(audit, tc_redirect_of_devmem_frames_is_dropped, 180)
 {
 	size_t bytes = 16 << 20;	/* still streaming when the redirect lands */
 	struct stream st = { .map_size = DMABUF_SIZE };

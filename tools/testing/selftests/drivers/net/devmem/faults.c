@@ -88,7 +88,7 @@ static int wait_binding_gone(uint32_t id, int ms)
  * restarts on host memory, and the stream goes on, every byte intact,
  * partly in device memory and partly in host memory.
  */
-TEST_F_TIMEOUT(faults, unbind_under_traffic_loses_nothing, 240)
+TEST_F_TIMEOUT(faults, unbind_under_traffic_loses_nothing, 300)
 {
 	size_t bytes = 48 << 20;
 	struct stream st = { .map_size = DMABUF_SIZE };
