@@ -19,7 +19,8 @@ VERIFY=$BUILD/series-verify
 g() { git -C "$1" -c "user.name=$(git -C "$REPO" config user.name)" \
 	 -c "user.email=$(git -C "$REPO" config user.email)" "${@:2}"; }
 
-# Every new file must belong to exactly one patch.
+# Every new file must belong to a patch (several, when earlier stages of
+# it come with earlier patches).
 mapped=$(grep -v '^\s*\(#\|$\)' "$MAP" | awk '{print $2}')
 unmapped=0
 for d in $KERNEL_DIRS; do
@@ -58,11 +59,12 @@ while read -r p _; do
 		g "$WT" commit -q --allow-empty -F "$tmp/commit"
 		rm -rf "$tmp"
 	fi
-	for m in $(awk -v p="$p" '$1 == p {print $2}' "$MAP"); do
+	# <patch> <file> [<content at this patch>]
+	while read -r m stage; do
 		mkdir -p "$WT/$(dirname "$m")"
-		cp -a "$REPO/$m" "$WT/$(dirname "$m")/"
+		cp -a "$REPO/${stage:-$m}" "$WT/$m"
 		g "$WT" add -f -- "$m"
-	done
+	done < <(awk -v p="$p" '$1 == p {print $2, $3}' "$MAP")
 	g "$WT" commit -q --amend --no-edit --allow-empty
 done < "$REPO/patches/series"
 
