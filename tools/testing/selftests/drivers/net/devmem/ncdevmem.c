@@ -89,6 +89,7 @@ static struct {
 	bool hds_set;
 	bool rss_set;
 	bool ntuple_set;
+	bool single_queue;	/* the NIC's only RX queue is bound */
 	int rule_id;
 } nic = { .rule_id = -1 };
 
@@ -191,6 +192,8 @@ static int nic_setup(struct devmem_nl *nl)
 		return err;
 	}
 	nic.hds_set = true;
+	if (nic.single_queue)
+		return 0;
 
 	err = ethtool_rss_equal(ifname, start_queue);
 	if (err) {
@@ -554,13 +557,40 @@ static int do_copy_server(void)
 	return n < 0 || errors;
 }
 
-/* The queues to bind: -q/-t, by default the last one; queue 0 stays. */
+/* RX queues of @ifname in sysfs, for drivers without a channels op */
+static int sysfs_rx_queues(void)
+{
+	char path[128];
+	int n = 0;
+
+	for (;;) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/rx-%d",
+			 ifname, n);
+		if (access(path, F_OK))
+			return n;
+		n++;
+	}
+}
+
+/* The queues to bind: -q/-t, by default the last one; queue 0 stays.
+ * A NIC with a single RX queue (e1000e) binds that queue: every flow of
+ * the port lands in device memory, and no steering is needed.
+ */
 static int server_queues(struct devmem_nl *nl)
 {
 	uint32_t combined = 0, max = 0;
 
-	if (ethtool_get_channels(nl, nic.ifindex, &combined, &max) ||
-	    combined < 2) {
+	if (ethtool_get_channels(nl, nic.ifindex, &combined, &max))
+		combined = sysfs_rx_queues();
+	if (combined == 1 && num_queues <= 1 && start_queue <= 0) {
+		num_queues = 1;
+		start_queue = 0;
+		nic.single_queue = true;
+		fprintf(stderr, "%s: one RX queue: binding it, no flow steering\n",
+			ifname);
+		return 0;
+	}
+	if (combined < 2) {
 		fprintf(stderr, "%s: needs at least 2 RX queues\n", ifname);
 		return -EINVAL;
 	}
