@@ -15,61 +15,6 @@ PATTERN=$(printf '\001\002\003\004\005\006')
 TMP=$(mktemp -d)
 trap 'hdsim_cleanup; rm -rf "$TMP"' EXIT
 
-# rx_case <name> <server addr> <bytes> <sender> [ncdevmem args...]
-rx_case()
-{
-	local name=$1 addr=$2 bytes=$3 sender=$4
-	local log=$TMP/rx.log out=$TMP/rx.out want got pid rc
-
-	shift 4
-	if [ "$sender" = pipe ]; then
-		want=$(yes "$PATTERN" | head -c "$bytes" | sha256sum | cut -d' ' -f1)
-	else
-		head -c "$bytes" < "$TMP/data" > "$TMP/send"
-		want=$(sha256sum < "$TMP/send" | cut -d' ' -f1)
-	fi
-
-	env $RX_ENV ./ncdevmem -l -f "$IF" -s "$addr" -p $PORT -v 7 --sha256 \
-		--stats "$@" > "$out" 2> "$log" &
-	pid=$!
-	if ! wait_line "$log" "^listening"; then
-		kill $pid 2>/dev/null
-		ktap_fail "$name" "ncdevmem did not start: $(cat "$log")"
-		return
-	fi
-
-	case $sender in
-	socat)	ip netns exec "$NS" socat -u "FILE:$TMP/send" \
-			"TCP:$(socat_addr "$addr"):$PORT" ;;
-	ncat)	ip netns exec "$NS" ncat --send-only "$addr" $PORT \
-			< "$TMP/send" ;;
-	pipe)	# stream generated on the fly: "$TMP/send" is the pattern
-		yes "$PATTERN" | head -c "$bytes" |
-			ip netns exec "$NS" socat -u STDIN \
-			"TCP:$(socat_addr "$addr"):$PORT" ;;
-	esac || kill $pid 2>/dev/null
-	wait $pid
-	rc=$?
-
-	got=$(sed -n 's/^sha256 //p' "$out")
-	if [ $rc != 0 ]; then
-		ktap_fail "$name" "ncdevmem exit $rc: $(cat "$log" "$out")"
-	elif ! grep -q "^received $bytes bytes: $bytes in device memory" "$out"; then
-		ktap_fail "$name" "not all in device memory: $(head -n1 "$out")"
-	elif ! grep -q ": 0 errors" "$out"; then
-		ktap_fail "$name" "validation: $(grep validated "$out")"
-	elif [ "$got" != "$want" ]; then
-		ktap_fail "$name" "sha256 $got, sender $want"
-	elif ! grep "^stats: kernel: " "$out" |
-	     grep -q " $bytes bytes left in device memory, 0 payload bytes copied"; then
-		ktap_fail "$name" "kernel counters: $(grep '^stats: kernel' "$out")"
-	elif ! wait_no_bindings; then
-		ktap_fail "$name" "binding left behind: $("$NCDEVMEM" --pools)"
-	else
-		ktap_pass "$name ($bytes bytes, sha256 ok, 0 copied by the CPU)"
-	fi
-}
-
 # The long stream (MiB): 1 GiB by default, DEVMEM_LONG_MIB to change.
 LONG_MIB=${DEVMEM_LONG_MIB:-1024}
 PLAN=24

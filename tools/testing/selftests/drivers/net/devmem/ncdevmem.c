@@ -893,8 +893,10 @@ static int do_bind_only(void)
 	nic.ifindex = if_nametoindex(ifname);
 	if (!nic.ifindex || devmem_nl_open(&nl))
 		return 1;
-	ethtool_get_channels(&nl, nic.ifindex, &combined, &max);
-	q.id = combined - 1;
+	/* the last queue; without a channels op, the only one */
+	if (ethtool_get_channels(&nl, nic.ifindex, &combined, &max))
+		combined = sysfs_rx_queues();
+	q.id = combined ? combined - 1 : 0;
 	if (mem_open(&mem, memory, dmabuf_size, IOV_LEN))
 		goto out;
 	dmabuf = mem.fd;

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+# e1000e port pairs for the real-driver devmem tests; sourced.
+#
+#   e1000e_pair <netns> <v4 prefix> <v6 prefix>
+#	takes the VM's two e1000e ports (QEMU joins them back to back
+#	through a hub, see harness/vm.sh), in PCI order: sets IF (host
+#	end, <v4>.1, <v6>::1, up) and PEER (moved into <netns>, <v4>.2,
+#	<v6>::2, up), MTU 1500 on both. A namespace <netns> left by a
+#	killed run goes first (its port comes back with it). Returns 1,
+#	with E1000E_WHY set, when the VM has no two e1000e ports.
+#   e1000e_cleanup	deletes <netns> (PEER comes back), flushes IF
+#   e1000e_bdf <ifname>	PCI address of a port
+
+E1000E_NS=
+E1000E_WHY=
+
+e1000e_ports()
+{
+	local d
+
+	for d in /sys/class/net/*; do
+		[ "$(basename "$(readlink "$d/device/driver" 2>/dev/null)")" = e1000e ] &&
+			echo "$(basename "$(readlink "$d/device")") ${d##*/}"
+	done | sort | cut -d' ' -f2
+}
+
+e1000e_bdf()
+{
+	basename "$(readlink "/sys/class/net/$1/device")"
+}
+
+e1000e_pair()
+{
+	local ports
+
+	E1000E_NS=$1
+	[ -e /run/netns/"$E1000E_NS" ] && ip netns del "$E1000E_NS" && sleep 1
+	ports=$(e1000e_ports)
+	set -- $ports "$@"
+	if [ $# -lt 5 ]; then
+		E1000E_WHY="the VM has no two e1000e ports (QEMU without e1000e, or VM_E1000E=0)"
+		return 1
+	fi
+	IF=$1
+	PEER=$2
+	ip netns add "$E1000E_NS" || return 1
+	ip link set "$PEER" netns "$E1000E_NS" || return 1
+	ip addr flush dev "$IF"
+	ip link set "$IF" mtu 1500
+	ip addr add "$4.1/24" dev "$IF"
+	ip -6 addr add "$5::1/64" dev "$IF" nodad
+	ip link set "$IF" up
+	ip -n "$E1000E_NS" link set "$PEER" mtu 1500
+	ip -n "$E1000E_NS" addr add "$4.2/24" dev "$PEER"
+	ip -n "$E1000E_NS" -6 addr add "$5::2/64" dev "$PEER" nodad
+	ip -n "$E1000E_NS" link set "$PEER" up
+	ip -n "$E1000E_NS" link set lo up
+	# Neighbours are static: IPv6 neighbour discovery is ICMPv6, whose
+	# body lands in device memory while the port's only Rx queue is
+	# bound, where no one can read it (ARP is not IP: never split).
+	ip -6 neigh replace "$5::2" dev "$IF" nud permanent \
+		lladdr "$(ip -n "$E1000E_NS" -br link show "$PEER" | awk '{print $3}')"
+	ip -n "$E1000E_NS" -6 neigh replace "$5::1" dev "$PEER" nud permanent \
+		lladdr "$(ip -br link show "$IF" | awk '{print $3}')"
+	# the emulated link comes up a while after the port
+	for i in $(seq 100); do
+		ip -n "$E1000E_NS" link show "$PEER" | grep -q LOWER_UP &&
+			ip link show "$IF" | grep -q LOWER_UP && return 0
+		sleep 0.1
+	done
+	E1000E_WHY="no link between $IF and $PEER"
+	return 1
+}
+
+e1000e_cleanup()
+{
+	[ -n "$E1000E_NS" ] && [ -e /run/netns/"$E1000E_NS" ] &&
+		ip netns del "$E1000E_NS"
+	[ -n "${IF:-}" ] && [ -e /sys/class/net/"$IF" ] && ip addr flush dev "$IF"
+	return 0
+}
