@@ -11,6 +11,12 @@ rc=0
 "$H/host-checks.sh"
 CHECK_LABEL="kernel $LOCALVERSION" "$H/run-kselftests.sh" || rc=1
 runs=("$BUILD/logs/results")
+echo
+say "e1000e behind an emulated IOMMU: e1000e_rx.sh again, the dmabuf mapped to IOVAs"
+VARIANT=iommu CHECK_LABEL="kernel $LOCALVERSION, e1000e behind an IOMMU" \
+	KSELFTEST_ARGS="-t drivers/net/devmem:e1000e_rx.sh" \
+	"$H/run-kselftests.sh" || rc=1
+runs+=("$BUILD/logs-iommu/results")
 
 if [ "${DEVMEM_DEBUG:-1}" = 1 ]; then
 	echo

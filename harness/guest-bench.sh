@@ -5,7 +5,9 @@
 # usage: guest-bench.sh <kselftest dir> <bind csv> <rx csv>
 # NIC=e1000e: the receive part only, on the VM's e1000e pair (QEMU's
 # 82574L model writes the payload itself, so the guest CPU pays nothing
-# for the "DMA"), 16 MiB streams at MTU 1500 and 9000, 64 KiB reads.
+# for the "DMA"), 64 MiB streams at MTU 1500 and 9000, 64 KiB reads,
+# 5 interleaved runs; the sender segments in software (e1000e_env.sh:
+# QEMU 7.2's model would send its TSO frames as IP fragments).
 KST=$1
 CSV=$2
 RXCSV=$3
@@ -21,7 +23,7 @@ debugfs_mounted
 if [ "$NIC" = e1000e ]; then
 	e1000e_pair $NS 192.0.2 2001:db8:2 || { echo "$E1000E_WHY"; exit 1; }
 	SIZES=
-	MIB=16
+	MIB=64
 else
 	hdsim_pair 8 $NS 192.0.2 2001:db8:2 || exit 1
 	SIZES="64 256 1024"
@@ -55,12 +57,33 @@ rx()
 	fi
 	# receiver on CPU 1; the sender, and with it hdsim's NAPI (the
 	# emulated NIC's DMA copy runs in the sender's softirq), on CPU 0
+	: > /tmp/rx.log
 	taskset -c 1 "$BIN" -l -s 192.0.2.1 -p $port --read-size "$rs" $args \
 		> /tmp/rx.out 2> /tmp/rx.log &
 	local pid=$!
 	wait_line /tmp/rx.log "^listening"
-	ip netns exec $NS taskset -c 0 socat -u FILE:/tmp/bench.data \
-		TCP:192.0.2.1:$port
+	# a stream takes seconds; one that stalls is reported, with what
+	# the NIC and both sockets say, instead of hanging the benchmark
+	if ! ip netns exec $NS taskset -c 0 timeout 120 socat -u \
+	     FILE:/tmp/bench.data TCP:192.0.2.1:$port ||
+	   ! timeout 60 tail --pid=$pid -f /dev/null; then
+		echo "stalled: $mode run $rep, MTU $(cat /sys/class/net/"$IF"/mtu)"
+		ss -tinm; ip netns exec $NS ss -tinm
+		ethtool -S "$IF" | grep -v ': 0$'
+		"$BIN" --pools
+		if [ -n "${BENCH_DIAG:-}" ]; then
+			ip netns exec $NS ethtool -S "$PEER" | grep -v ': 0$'
+			ethtool -d "$IF" | grep -E "RCTL|RDH|RDT|RDLEN|RDBA|ICR|IMS|receive|Receive" | head -40
+			grep -E "enp|eth|CPU" /proc/interrupts
+			ip neigh; ip -n $NS neigh
+			ip netns exec $NS ping -c 2 -W 2 192.0.2.1
+			ethtool -S "$IF" | grep -E "rx_packets|rx_no_buf|missed"
+			cat /tmp/rx.log
+			dmesg | tail -20
+		fi
+		kill $pid
+		return 1
+	fi
 	wait $pid || { cat /tmp/rx.log; return 1; }
 	local bytes time cpu dn calls
 	bytes=$(sed -n 's/^received \([0-9]*\) bytes.*/\1/p' /tmp/rx.out)
@@ -87,7 +110,7 @@ echo "mode,read_size,rep,bytes,time_s,cpu_s,dontneed_batch,dontneed_ns_per_token
 if [ "$NIC" = e1000e ]; then
 	for mtu in 1500 9000; do
 		ip link set "$IF" mtu $mtu && ip -n $NS link set "$PEER" mtu $mtu || exit 1
-		for rep in 1 2 3; do
+		for rep in 1 2 3 4 5; do
 			rx devmem 65536 $rep 1024 || exit 1
 			rx copy 65536 $rep 0 || exit 1
 		done

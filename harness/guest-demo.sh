@@ -45,6 +45,7 @@ WANT=$(sha256sum < /tmp/demo.data | cut -d' ' -f1)
 echo "sender sha256 $WANT"
 
 step "ncdevmem: $SETUP"
+: > /tmp/demo.log
 "$BIN" -l -f "$IF" -s 192.0.2.1 -p $PORT -v 7 --sha256 --stats \
 	> /tmp/demo.out 2> /tmp/demo.log &
 RX=$!

@@ -17,6 +17,15 @@ if [ "$VARIANT" = debug ]; then
 	KST=$BUILD/kselftest-debug
 	FRAGMENT="$REPO/config/devmem.config $REPO/config/debug.config"
 	LOCALVERSION=-devmem-debug
+elif [ "$VARIANT" = iommu ]; then
+	# the kernel and kselftests of the default variant, booted with the
+	# e1000e ports behind an emulated Intel IOMMU (harness/vm.sh)
+	OBJ=$BUILD/obj
+	LOGS=$BUILD/logs-iommu
+	KST=$BUILD/kselftest
+	FRAGMENT=$REPO/config/devmem.config
+	LOCALVERSION=-devmem
+	export VM_IOMMU=1
 elif [ "$VARIANT" = noinet ]; then
 	# built, never booted: the devmem core and SO_DEVMEM_DONTNEED
 	# without CONFIG_INET (harness/build-noinet.sh)

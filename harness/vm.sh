@@ -24,6 +24,12 @@ VM_APPEND=${VM_APPEND:-}
 E1000E_OPTS=
 if [ "${VM_E1000E:-1}" = 1 ] &&
    qemu-system-x86_64 -device help 2>/dev/null | grep -q '"e1000e"'; then
+	# VM_IOMMU=1: behind an emulated Intel IOMMU (q35), so descriptors
+	# and the dmabuf's net_iovs carry IOVAs; created before the ports
+	if [ "${VM_IOMMU:-0}" = 1 ]; then
+		E1000E_OPTS=" -device intel-iommu,intremap=off"
+		VM_APPEND="intel_iommu=on $VM_APPEND"
+	fi
 	for p in 0 1; do
 		E1000E_OPTS+=" -netdev hubport,id=e1k$p,hubid=7"
 		E1000E_OPTS+=" -device e1000e,netdev=e1k$p"

@@ -2,9 +2,10 @@
 # Shared setup for the devmem shell selftests; sourced after
 # ../lib/ktap.sh and ../lib/hdsim_env.sh (hdsim port pairs) or
 # ../lib/e1000e_env.sh: leak checks over netlink page-pool-get, the
-# kernel's devmem counters in debugfs, and rx_case, one validated stream
-# into device memory (uses IF, NS, PORT, PATTERN, TMP with "$TMP/data",
-# and RX_ENV, set by the caller).
+# kernel's devmem counters in debugfs, rx_case, one validated stream
+# into device memory, and seq_case/conn_case, bind cycles and connections
+# on one binding (use IF, NS, PORT, PATTERN, TMP with "$TMP/data", and
+# RX_ENV, set by the caller).
 
 NCDEVMEM=${NCDEVMEM:-./ncdevmem}
 TCP_RX=/sys/kernel/debug/devmem/tcp_rx
@@ -54,6 +55,7 @@ rx_case()
 		want=$(sha256sum < "$TMP/send" | cut -d' ' -f1)
 	fi
 
+	: > "$log"
 	env $RX_ENV ./ncdevmem -l -f "$IF" -s "$addr" -p $PORT -v 7 --sha256 \
 		--stats "$@" > "$out" 2> "$log" &
 	pid=$!
@@ -93,4 +95,46 @@ rx_case()
 	else
 		ktap_pass "$name ($bytes bytes, sha256 ok, 0 copied by the CPU)"
 	fi
+}
+
+# seq_case <server addr>: bind -> receive -> unbind, three times over
+seq_case()
+{
+	local addr=$1 log=$TMP/seq.log out=$TMP/seq.out pid i ok=1
+
+	head -c $((2 << 20)) < "$TMP/data" > "$TMP/send"
+	for i in 1 2 3; do
+		: > "$log"
+		./ncdevmem -l -f "$IF" -s "$addr" -p $PORT -v 7 \
+			> "$out" 2> "$log" &
+		pid=$!
+		wait_line "$log" "^listening" || ok=0
+		ip netns exec "$NS" socat -u "FILE:$TMP/send" \
+			"TCP:$(socat_addr "$addr"):$PORT" || ok=0
+		wait $pid || ok=0
+		grep -q ": 0 errors" "$out" || ok=0
+	done
+	[ $ok = 1 ]
+}
+
+# conn_case <server addr>: several connections, one after the other, on
+# one binding
+conn_case()
+{
+	local addr=$1 log=$TMP/conn.log out=$TMP/conn.out pid i ok=1
+
+	head -c $((4 << 20)) < "$TMP/data" > "$TMP/send"
+	./ncdevmem -l -f "$IF" -s "$addr" -p $PORT -v 7 --connections 3 \
+		> "$out" 2> "$log" &
+	pid=$!
+	wait_line "$log" "^listening" || ok=0
+	for i in 1 2 3; do
+		ip netns exec "$NS" socat -u "FILE:$TMP/send" \
+			"TCP:$(socat_addr "$addr"):$PORT" || ok=0
+	done
+	wait $pid || ok=0
+	[ "$(grep -c "^connection [123]: 4194304 bytes, 0 errors" "$out")" = 3 ] || ok=0
+	grep -q "^received 12582912 bytes: 12582912 in device memory" "$out" || ok=0
+	[ $ok = 1 ] || cat "$log" "$out"
+	[ $ok = 1 ]
 }

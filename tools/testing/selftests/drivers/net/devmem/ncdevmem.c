@@ -15,7 +15,9 @@
  * Extras: --sha256 (hash of the received stream, read from the dmabuf),
  * --stats, --size BYTES (dmabuf size), --memory udmabuf|heap|cuda|rocm,
  * --allow-host (readable data is not an error), --connections N (accept N
- * connections one after the other on one binding).
+ * connections one after the other on one binding), --unbind-after BYTES
+ * (close the binding's netlink socket mid-stream: the rest arrives in host
+ * memory).
  */
 #define _GNU_SOURCE
 /* struct dmabuf_cmsg and dmabuf_token come from the uapi header, whose
@@ -77,6 +79,9 @@ static bool copy_mode;
 static size_t read_size = IOV_LEN;
 static int connections = 1;
 static int dontneed_batch = MAX_TOKEN_FRAGS;
+/* --unbind-after: close the binding's netlink socket mid-stream */
+static uint64_t unbind_after;
+static struct devmem_nl *bound_nl;
 static uint64_t dontneed_ns;
 
 static atomic_bool stop;
@@ -413,9 +418,11 @@ static int handle_msg(int fd, struct msghdr *msg, ssize_t n,
 	ioctl(mem.fd, DMA_BUF_IOCTL_SYNC, &sync);
 
 	if (!devmem) {
-		/* data from a queue without the dmabuf: steering */
+		/* data from a queue without the dmabuf: steering, or the
+		 * stream after --unbind-after; validated and hashed too
+		 */
 		st->host_bytes += n;
-		st->bytes += n;
+		consume(iov_buf, n, st, sha);
 		if (!allow_host) {
 			fprintf(stderr, "flow steering error: %zd bytes in host memory\n",
 				n);
@@ -462,6 +469,16 @@ static int receive(int fd, uint32_t dmabuf_id, struct rx_stats *st,
 			break;
 		}
 		ret = handle_msg(fd, &msg, n, dmabuf_id, &batch, st, sha);
+		if (bound_nl && unbind_after && st->bytes >= unbind_after) {
+			/* the queue restarts on host memory; the rest of
+			 * the stream arrives there, the tokens held stay
+			 * valid until given back
+			 */
+			devmem_nl_close(bound_nl);
+			bound_nl = NULL;
+			fprintf(stderr, "unbound after %llu bytes\n",
+				(unsigned long long)st->bytes);
+		}
 	}
 	/* Tokens go back in batches of up to 1024 frags (add_token());
 	 * the rest at the end of the stream.
@@ -751,12 +768,14 @@ static int do_server(void)
 		goto out_restore;
 	fprintf(stderr, "bound dmabuf id %u to %s queues %d..%d\n", id, ifname,
 		start_queue, start_queue + num_queues - 1);
+	bound_nl = &nl;
 	lfd = listen_server("");
 	if (lfd < 0)
 		goto out_unbind;
 	ret = server_receive(lfd, id) ? 1 : 0;
 	close(lfd);
 out_unbind:
+	bound_nl = NULL;
 	devmem_nl_close(&nl);	/* closing the socket unbinds */
 	devmem_nl_open(&nl);
 out_restore:
@@ -972,7 +991,7 @@ static void help(const char *prog)
 	fprintf(stderr,
 		"usage: %s -l -f IF -s ADDR [-c CLIENT] [-p PORT] [-v N] [-q NUM] [-t FIRST]\n"
 		"          [--sha256] [--stats] [--size BYTES] [--memory udmabuf|heap|cuda|rocm]\n"
-		"          [--allow-host] [--connections N]\n"
+		"          [--allow-host] [--connections N] [--unbind-after BYTES]\n"
 		"       %s -f IF                  (bind self-tests)\n"
 		"       %s -f IF --show-queues    (what backs each RX queue)\n"
 		"       %s --pools                (page pools, in flight, detached)\n"
@@ -999,6 +1018,7 @@ static const struct option longopts[] = {
 	{ "dontneed-batch", required_argument, NULL, 'N' },
 	{ "connections", required_argument, NULL, 'K' },
 	{ "pools", no_argument, NULL, 'P' },
+	{ "unbind-after", required_argument, NULL, 'U' },
 	{}
 };
 
@@ -1049,6 +1069,11 @@ static bool parse_value(int opt, const char *arg)
 	case 'N':
 		dontneed_batch = atoi(arg);
 		return dontneed_batch >= 1 && dontneed_batch <= MAX_TOKEN_FRAGS;
+	case 'U':
+		/* what arrives after the unbind is in host memory */
+		unbind_after = strtoull(arg, NULL, 0);
+		allow_host = true;
+		return unbind_after > 0;
 	default:
 		return false;
 	}

@@ -63,7 +63,11 @@ debugfs_mounted()
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 }
 
-# wait_line <file> <regex>: until a line of <file> matches (20 s)
+# wait_line <file> <regex>: until a line of <file> matches (20 s). The
+# file must be new: a writer started in the background opens (and
+# truncates) it later than the next command of the caller runs, so a
+# line left by an earlier run would match at once. Callers that reuse
+# a name empty it first (: > file).
 wait_line()
 {
 	local i
