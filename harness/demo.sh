@@ -4,14 +4,9 @@
 # Exits non-zero if anything failed.
 . "$(dirname "$0")/lib.sh"
 
-# DEMO_NIC=e1000e: on QEMU's e1000e instead of hdsim (a slow device model:
-# 16 MiB by default)
+# DEMO_NIC=e1000e: on QEMU's e1000e instead of hdsim
 DEMO_NIC=${DEMO_NIC:-hdsim}
-if [ "$DEMO_NIC" = e1000e ]; then
-	DEMO_MIB=${DEMO_MIB:-16}
-else
-	DEMO_MIB=${DEMO_MIB:-256}
-fi
+DEMO_MIB=${DEMO_MIB:-256}
 mkdir -p "$LOGS"
 say "booting $(cat "$OBJ/include/config/kernel.release") in QEMU for the demo on $DEMO_NIC ($DEMO_MIB MiB stream; under TCG this takes a few minutes)"
 set +e

@@ -307,7 +307,7 @@ TEST_F(bind, rejects_driver_that_ignores_the_provider)
 	EXPECT_EQ(0, queue_dmabuf(&self->nl, self->ifindex, 1));
 }
 
-TEST_F(bind, rejects_device_without_queue_restart)
+TEST_F(bind, rejects_device_without_queue_restart_or_split)
 {
 	char name[IFNAMSIZ], path[128];
 	int ifindex;
@@ -327,6 +327,9 @@ TEST_F(bind, rejects_device_without_queue_restart)
 				      NULL));
 	EXPECT_STREQ("Device cannot restart RX queues (no queue management ops)",
 		     self->nl.extack);
+	/* nor can it split headers: tcp-data-split on is refused */
+	EXPECT_EQ(-EOPNOTSUPP, ethtool_set_hds(&self->nl, ifindex, true));
+	EXPECT_STREQ("setting tcp-data-split not supported", self->nl.extack);
 	write_file("/sys/bus/netdevsim/del_device", "%u", self->dev_id);
 }
 
