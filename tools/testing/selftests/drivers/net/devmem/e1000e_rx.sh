@@ -32,17 +32,22 @@ NS=$E1000E_NS
 debugfs_mounted
 
 # DEVMEM_E1000E_IOMMU=1 (make check's IOMMU run): the port must really be
-# behind a translating IOMMU, or the run proves nothing.
-iommu_group=$(basename "$(readlink /sys/class/net/"$IF"/device/iommu_group 2>/dev/null)")
+# behind a translating IOMMU, or the run proves nothing; in the other run
+# it must not be (bus addresses are physical addresses).
+group=$(readlink /sys/class/net/"$IF"/device/iommu_group 2>/dev/null)
+group=${group##*/}
+gtype=$(cat /sys/kernel/iommu_groups/"$group"/type 2>/dev/null)
 if [ "${DEVMEM_E1000E_IOMMU:-0}" = 1 ]; then
-	if [ -n "$iommu_group" ] &&
-	   grep -q "DMA" /sys/kernel/iommu_groups/"$iommu_group"/type; then
-		ktap_pass "$IF is behind the IOMMU (group $iommu_group, $(cat /sys/kernel/iommu_groups/"$iommu_group"/type))"
+	if [ -n "$group" ] && echo "$gtype" | grep -q DMA; then
+		ktap_pass "$IF is behind the IOMMU (group $group, $gtype)"
 	else
-		ktap_fail "$IF is behind the IOMMU" "no DMA-translating iommu group: ${iommu_group:-none}"
+		ktap_fail "$IF is behind the IOMMU" \
+			"no DMA-translating iommu group: ${group:-none}"
 	fi
+elif echo "$gtype" | grep -q DMA; then
+	ktap_fail "$IF does direct DMA" "iommu group $group, $gtype"
 else
-	ktap_skip "$IF is behind the IOMMU" "not the IOMMU run (${iommu_group:+group $iommu_group, }DEVMEM_E1000E_IOMMU unset)"
+	ktap_pass "$IF does direct DMA (no translating IOMMU)"
 fi
 yes "$PATTERN" | head -c $((16 << 20)) > "$TMP/data"
 
@@ -194,7 +199,9 @@ icmp_bound_case()
 		{ sed 's/^/# /' "$TMP/ping"; return 1; }
 	in1=$(snmp Icmp InEchos "$NS")
 	out1=$(snmp Icmp OutEchoReps "$NS")
-	echo "# peer: $((in1 - in0)) echo requests in, $((out1 - out0)) replies out; ping: $(grep -Eo '[0-9]+ (packets )?received' "$TMP/ping")"
+	echo "# peer: $((in1 - in0)) echo requests in," \
+		"$((out1 - out0)) replies out;" \
+		"ping: $(grep -Eo '[0-9]+ (packets )?received' "$TMP/ping")"
 	[ $((in1 - in0)) = 3 ] && [ $((out1 - out0)) = 3 ] &&
 		grep -Eq " 0 (packets )?received" "$TMP/ping"
 }
@@ -271,7 +278,8 @@ unbind_traffic_case()
 	wait $pid || { cat "$log" "$out"; return 1; }
 	got=$(sed -n 's/^sha256 //p' "$out")
 	echo "# $(grep "^unbound" "$log"); $(grep "^received" "$out")"
-	grep -q "^received 8388608 bytes: [1-9][0-9]* in device memory ([0-9]* frags), 0 linear, [1-9][0-9]* host" "$out" &&
+	grep -q "^received 8388608 bytes: [1-9][0-9]* in device memory" "$out" &&
+		grep -q " 0 linear, [1-9][0-9]* host$" "$out" &&
 		grep -q ": 0 errors" "$out" && [ "$got" = "$want" ] &&
 		wait_no_bindings
 }
