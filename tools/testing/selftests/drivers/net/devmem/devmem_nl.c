@@ -483,17 +483,22 @@ int ethtool_get_hds(struct devmem_nl *nl, uint32_t ifindex, int *hds)
 	return ret;
 }
 
-int ethtool_set_hds(struct devmem_nl *nl, uint32_t ifindex, bool on)
+int ethtool_set_hds_mode(struct devmem_nl *nl, uint32_t ifindex, uint8_t mode)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh;
 
 	nlh = genl_start(nl, buf, nl->ethtool_family, ETHTOOL_MSG_RINGS_SET, 0);
 	put_ethtool_header(nlh, ETHTOOL_A_RINGS_HEADER, ifindex);
-	mnl_attr_put_u8(nlh, ETHTOOL_A_RINGS_TCP_DATA_SPLIT,
-			on ? ETHTOOL_TCP_DATA_SPLIT_ENABLED :
-			     ETHTOOL_TCP_DATA_SPLIT_DISABLED);
+	mnl_attr_put_u8(nlh, ETHTOOL_A_RINGS_TCP_DATA_SPLIT, mode);
 	return transact(nl, nlh, NULL, NULL);
+}
+
+int ethtool_set_hds(struct devmem_nl *nl, uint32_t ifindex, bool on)
+{
+	return ethtool_set_hds_mode(nl, ifindex,
+				    on ? ETHTOOL_TCP_DATA_SPLIT_ENABLED :
+					 ETHTOOL_TCP_DATA_SPLIT_DISABLED);
 }
 
 int ethtool_set_channels(struct devmem_nl *nl, uint32_t ifindex,

@@ -99,6 +99,8 @@ long devmem_binding_inflight(uint32_t id);
 
 int ethtool_get_hds(struct devmem_nl *nl, uint32_t ifindex, int *hds);
 int ethtool_set_hds(struct devmem_nl *nl, uint32_t ifindex, bool on);
+/* ETHTOOL_TCP_DATA_SPLIT_*: UNKNOWN asks for the driver's default rule */
+int ethtool_set_hds_mode(struct devmem_nl *nl, uint32_t ifindex, uint8_t mode);
 int ethtool_set_channels(struct devmem_nl *nl, uint32_t ifindex,
 			 uint32_t combined);
 int ethtool_get_channels(struct devmem_nl *nl, uint32_t ifindex,

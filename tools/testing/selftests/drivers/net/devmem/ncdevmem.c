@@ -947,16 +947,27 @@ out:
 	return !!err;
 }
 
-/* tcp-data-split on or off over ethtool netlink */
+/* tcp-data-split on, off or auto (the driver's default) over ethtool
+ * netlink
+ */
 static int do_set_hds(void)
 {
 	struct devmem_nl nl;
 	int ifindex, err;
+	uint8_t mode;
 
+	if (!strcmp(set_hds, "on"))
+		mode = ETHTOOL_TCP_DATA_SPLIT_ENABLED;
+	else if (!strcmp(set_hds, "off"))
+		mode = ETHTOOL_TCP_DATA_SPLIT_DISABLED;
+	else if (!strcmp(set_hds, "auto"))
+		mode = ETHTOOL_TCP_DATA_SPLIT_UNKNOWN;
+	else
+		return 2;
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex || devmem_nl_open(&nl))
 		return 1;
-	err = ethtool_set_hds(&nl, ifindex, !strcmp(set_hds, "on"));
+	err = ethtool_set_hds_mode(&nl, ifindex, mode);
 	if (err)
 		fprintf(stderr, "%s: tcp-data-split %s: %s %s\n", ifname, set_hds,
 			strerror(-err), nl.extack);
@@ -995,7 +1006,7 @@ static void help(const char *prog)
 		"       %s -f IF                  (bind self-tests)\n"
 		"       %s -f IF --show-queues    (what backs each RX queue)\n"
 		"       %s --pools                (page pools, in flight, detached)\n"
-		"       %s -f IF --hds on|off     (tcp-data-split over netlink)\n"
+		"       %s -f IF --hds on|off|auto (tcp-data-split over netlink)\n"
 		"       %s -f IF --bind-only [--size BYTES] (bind cost, for make bench)\n"
 		"       %s -l --copy -s ADDR [-p PORT]  (plain recv, the baseline)\n"
 		"       [--read-size BYTES] [--dontneed-batch FRAGS]\n"
