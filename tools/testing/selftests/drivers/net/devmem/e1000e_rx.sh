@@ -185,14 +185,16 @@ ping4()
 }
 
 # ICMP is split after the IP header: while bound, an echo reply's body
-# lands in device memory and icmp_rcv() cannot read it. The peer answers
+# lands in device memory and icmp_rcv() cannot read it, nor sum it (the
+# device checksums TCP and UDP only): a checksum error. The peer answers
 # every request; none of the replies reaches ping.
 icmp_bound_case()
 {
-	local in0 out0 in1 out1
+	local in0 out0 in1 out1 csum0 csum
 
 	in0=$(snmp Icmp InEchos "$NS")
 	out0=$(snmp Icmp OutEchoReps "$NS")
+	csum0=$(snmp Icmp InCsumErrors)
 	ping4 -c 3 -i 0.5 -W 2 198.51.100.2 > "$TMP/ping" 2>&1 &&
 		{ sed 's/^/# /' "$TMP/ping"; return 1; }
 	in1=$(snmp Icmp InEchos "$NS")
@@ -201,7 +203,9 @@ icmp_bound_case()
 		"$((out1 - out0)) replies out;" \
 		"ping: $(grep -Eo '[0-9]+ (packets )?received' "$TMP/ping")"
 	[ $((in1 - in0)) = 3 ] && [ $((out1 - out0)) = 3 ] &&
-		grep -Eq " 0 (packets )?received" "$TMP/ping"
+		csum=$(($(snmp Icmp InCsumErrors) - csum0))
+	echo "# receiver: $csum ICMP checksum errors"
+	grep -Eq " 0 (packets )?received" "$TMP/ping" && [ "$csum" = 3 ]
 }
 # A new MTU re-lays the ring on the same pool (three payload buffers per
 # descriptor at 9000); a new ring size re-creates the ring and its pool,
