@@ -213,8 +213,8 @@ icmp_bound_case()
 # stream after both.
 relay_case()
 {
-	jumbo 9000 && wait_carrier || return 1
-	ethtool -G "$IF" rx 512 && wait_carrier || return 1
+	jumbo 9000 && e1000e_wait_link || return 1
+	ethtool -G "$IF" rx 512 && e1000e_wait_link || return 1
 	head -c $((1 << 20)) < "$TMP/data" |
 		timeout 60 ip netns exec "$NS" socat -u STDIN \
 		TCP:198.51.100.1:$PORT || return 1
@@ -222,19 +222,6 @@ relay_case()
 	grep -q "^received 1048576 bytes: 1048576 in device memory" \
 		"$TMP/bound.out" && grep -q ": 0 errors" "$TMP/bound.out" ||
 		{ sed 's/^/# /' "$TMP/bound.out" "$TMP/bound.log"; return 1; }
-}
-
-# a ring resize takes the port down and up: until the link is back
-wait_carrier()
-{
-	local i
-
-	for i in $(seq 100); do
-		ip link show "$IF" | grep -q LOWER_UP &&
-			ip -n "$NS" link show "$PEER" | grep -q LOWER_UP && return 0
-		sleep 0.1
-	done
-	return 1
 }
 
 ping_back()
@@ -254,7 +241,7 @@ if start_bound; then
 	ethtool -G "$IF" rx 256
 	jumbo 1500
 	stop_bound
-	wait_carrier
+	e1000e_wait_link
 	ktap_check "bound: binding gone after the receiver exits" true
 	ktap_check "unbound: ping works again" ping_back
 else
@@ -273,7 +260,7 @@ auto_mtu_case()
 {
 	local out rc=1
 
-	jumbo 9000 && wait_carrier && ./ncdevmem -f "$IF" --hds auto ||
+	jumbo 9000 && e1000e_wait_link && ./ncdevmem -f "$IF" --hds auto ||
 		return 1
 	if start_bound; then
 		out=$(ip link set "$IF" mtu 1500 2>&1) ||
@@ -285,7 +272,7 @@ auto_mtu_case()
 	# changes nothing leaves the driver's rule alone
 	jumbo 1500
 	./ncdevmem -f "$IF" --hds on
-	wait_carrier
+	e1000e_wait_link
 	return $rc
 }
 ktap_check "tcp-data-split auto, bound at MTU 9000: MTU 1500 refused (EBUSY)" \

@@ -10,6 +10,7 @@
 #	back with it). Returns 1, with E1000E_WHY set, when the VM has no
 #	two e1000e ports.
 #   e1000e_sender_tso on|off	TSO on PEER
+#   e1000e_wait_link	until both ports have carrier (10 s)
 #   e1000e_cleanup	deletes <netns> (PEER comes back), flushes IF
 #   e1000e_bdf <ifname>	PCI address of a port
 
@@ -80,12 +81,20 @@ e1000e_pair()
 	ip -n "$E1000E_NS" -6 neigh replace "$5::1" dev "$PEER" nud permanent \
 		lladdr "$(ip -br link show "$IF" | awk '{print $3}')"
 	# the emulated link comes up a while after the port
+	e1000e_wait_link && return 0
+	E1000E_WHY="no link between $IF and $PEER"
+	return 1
+}
+
+e1000e_wait_link()
+{
+	local i
+
 	for i in $(seq 100); do
 		ip -n "$E1000E_NS" link show "$PEER" | grep -q LOWER_UP &&
 			ip link show "$IF" | grep -q LOWER_UP && return 0
 		sleep 0.1
 	done
-	E1000E_WHY="no link between $IF and $PEER"
 	return 1
 }
 
