@@ -8,6 +8,10 @@
 # for the "DMA"), 64 MiB streams at MTU 1500 and 9000, 64 KiB reads,
 # 5 interleaved runs; the sender segments in software (e1000e_env.sh:
 # QEMU 7.2's model would send its TSO frames as IP fragments).
+# NIC=large: hdsim with large net_iovs (-b: 4, 16, 64 KiB) and packing
+# (rx-gro-hw) off and on, against plain recv(), at MTU 1500 and 9000,
+# 1 MiB reads, 3 interleaved runs; then the bind cost of 1 GiB at 4 KiB
+# and 64 KiB net_iovs.
 KST=$1
 CSV=$2
 RXCSV=$3
@@ -20,8 +24,14 @@ export PATH=$PATH:/usr/sbin:/sbin
 . "$KST/drivers/net/lib/e1000e_env.sh"
 
 debugfs_mounted
+RXPS=0
+PACK=off
 if [ "$NIC" = e1000e ]; then
 	e1000e_pair $NS 192.0.2 2001:db8:2 || { echo "$E1000E_WHY"; exit 1; }
+	SIZES=
+	MIB=64
+elif [ "$NIC" = large ]; then
+	hdsim_pair 8 $NS 192.0.2 2001:db8:2 || exit 1
 	SIZES=
 	MIB=64
 else
@@ -31,12 +41,12 @@ else
 fi
 "$BIN" -f "$IF" --hds on || exit 1
 
-echo "size_mib,run,niovs,netlink_bind_us,mem_bytes,bytes_per_niov" > "$CSV"
+echo "size_mib,run,niovs,netlink_bind_us,mem_bytes,bytes_per_niov,rx_page_size" > "$CSV"
 for mib in $SIZES; do
 	for run in $(seq $REPS); do
 		out=$("$BIN" -f "$IF" --bind-only --size $((mib << 20))) || {
 			echo "bind of $mib MiB failed"; exit 1; }
-		echo "$out" | sed -n 's/^bind size_bytes=[0-9]* niovs=\([0-9]*\) netlink_bind_us=\([0-9]*\) mem_bytes=\([0-9]*\) bytes_per_niov=\([0-9.]*\)$/'"$mib,$run"',\1,\2,\3,\4/p' >> "$CSV"
+		echo "$out" | sed -n 's/^bind size_bytes=[0-9]* rx_page_size=\([0-9]*\) niovs=\([0-9]*\) netlink_bind_us=\([0-9]*\) mem_bytes=\([0-9]*\) bytes_per_niov=\([0-9.]*\)$/'"$mib,$run"',\2,\3,\4,\5,\1/p' >> "$CSV"
 		sleep 0.5
 	done
 done
@@ -52,11 +62,13 @@ rx()
 
 	if [ "$mode" = devmem ]; then
 		args="-f $IF --stats --dontneed-batch $batch"
+		[ "$RXPS" != 0 ] && args="$args -b $RXPS"
 	else
 		args="--copy"
 	fi
 	# receiver on CPU 1; the sender, and with it hdsim's NAPI (the
 	# emulated NIC's DMA copy runs in the sender's softirq), on CPU 0
+	[ "$NIC" = large ] && { ethtool -K "$IF" rx-gro-hw $PACK || return 1; }
 	: > /tmp/rx.log
 	taskset -c 1 "$BIN" -l -s 192.0.2.1 -p $port --read-size "$rs" $args \
 		> /tmp/rx.out 2> /tmp/rx.log &
@@ -103,10 +115,34 @@ rx()
 		frags=0
 		copied=$bytes
 	fi
-	echo "$mode,$rs,$rep,$bytes,$time,$cpu,$batch,${dn:-0},${calls:-0},${rcalls:-0},${frags:-0},${copied:-0},$(cat /sys/class/net/"$IF"/mtu)" >> "$RXCSV"
+	echo "$mode,$rs,$rep,$bytes,$time,$cpu,$batch,${dn:-0},${calls:-0},${rcalls:-0},${frags:-0},${copied:-0},$(cat /sys/class/net/"$IF"/mtu),$RXPS,$PACK" >> "$RXCSV"
 }
 
-echo "mode,read_size,rep,bytes,time_s,cpu_s,dontneed_batch,dontneed_ns_per_token,dontneed_calls,recv_calls,frags,cpu_copied_bytes,mtu" > "$RXCSV"
+echo "mode,read_size,rep,bytes,time_s,cpu_s,dontneed_batch,dontneed_ns_per_token,dontneed_calls,recv_calls,frags,cpu_copied_bytes,mtu,rx_page_size,packing" > "$RXCSV"
+if [ "$NIC" = large ]; then
+	for mtu in 1500 9000; do
+		ip link set "$IF" mtu $mtu && ip -n $NS link set "$PEER" mtu $mtu || exit 1
+		for rep in 1 2 3; do
+			for RXPS in 4096 16384 65536; do
+				for PACK in off on; do
+					rx devmem 1048576 $rep 1024 || exit 1
+				done
+			done
+			RXPS=0 PACK=off
+			rx copy 1048576 $rep 0 || exit 1
+		done
+	done
+	ethtool -K "$IF" rx-gro-hw off
+	for RXPS in 4096 65536; do
+		for run in 1 2 3; do
+			out=$("$BIN" -f "$IF" --bind-only --size $((1 << 30)) -b $RXPS) || {
+				echo "bind of 1 GiB at $RXPS failed"; exit 1; }
+			echo "$out" | sed -n 's/^bind size_bytes=[0-9]* rx_page_size=\([0-9]*\) niovs=\([0-9]*\) netlink_bind_us=\([0-9]*\) mem_bytes=\([0-9]*\) bytes_per_niov=\([0-9.]*\)$/1024,'"$run"',\2,\3,\4,\5,\1/p' >> "$CSV"
+		done
+	done
+	echo "BENCH DONE"
+	exit 0
+fi
 if [ "$NIC" = e1000e ]; then
 	for mtu in 1500 9000; do
 		ip link set "$IF" mtu $mtu && ip -n $NS link set "$PEER" mtu $mtu || exit 1

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Network memory: a reference to either a host page or a net_iov, a
- * PAGE_SIZE chunk of memory that has no struct page (device memory
- * exported through dmabuf).
+ * chunk of memory (PAGE_SIZE or a larger power of two) that has no struct
+ * page (device memory exported through dmabuf).
  *
  * A net_iov is never mapped into the kernel: nothing may read or write
  * through it. Code that wants the struct page behind an skb frag gets
@@ -20,11 +20,13 @@ struct page_pool;
 
 /**
  * struct net_iov_area - a run of net_iovs owned by one memory provider
- * @niovs: the net_iovs, one per PAGE_SIZE chunk
+ * @niovs: the net_iovs, one per 1 << @shift bytes
  * @num_niovs: number of entries in @niovs
  * @id: user-visible id of the owner (devmem: the dmabuf binding id)
+ * @shift: log2 of the size of every net_iov of the area, at least
+ *	PAGE_SHIFT
  *
- * net_iov number i of the area sits at byte offset i * PAGE_SIZE from the
+ * net_iov number i of the area sits at byte offset i << @shift from the
  * start of the provider's memory (for devmem: from the start of the
  * dmabuf).
  */
@@ -32,10 +34,12 @@ struct net_iov_area {
 	struct net_iov *niovs;
 	size_t num_niovs;
 	u32 id;
+	unsigned int shift;
 };
 
 /**
- * struct net_iov - a PAGE_SIZE chunk of memory without a struct page
+ * struct net_iov - a chunk of memory without a struct page, PAGE_SIZE or
+ *	a larger power of two (its area's shift)
  * @pp: page_pool the net_iov is allocated to, NULL while it is free
  * @owner: area the net_iov belongs to
  * @dma_addr: DMA address of the chunk for the device it is mapped to
@@ -102,7 +106,13 @@ static inline u32 net_iov_owner_id(const struct net_iov *niov)
 /* Byte offset of @niov from the start of its provider's memory. */
 static inline unsigned long net_iov_virtual_addr(const struct net_iov *niov)
 {
-	return net_iov_idx(niov) << PAGE_SHIFT;
+	return net_iov_idx(niov) << niov->owner->shift;
+}
+
+/* Size of @niov in bytes. */
+static inline unsigned int net_iov_size(const struct net_iov *niov)
+{
+	return 1U << niov->owner->shift;
 }
 
 #endif /* _NET_NETMEM_H */

@@ -3,9 +3,10 @@
  * Device memory TCP: bind a dmabuf to RX queues.
  *
  * A binding maps the dmabuf for the device, cuts the mapping into
- * PAGE_SIZE net_iovs and becomes the memory provider of the RX queues it
- * is bound to: their payload page pools hand out net_iovs instead of host
- * pages, so the NIC writes TCP payload straight into the dmabuf.
+ * net_iovs of its rx-page-size (PAGE_SIZE unless user space asked for a
+ * larger power of two) and becomes the memory provider of the RX queues
+ * it is bound to: their payload page pools hand out net_iovs instead of
+ * host pages, so the NIC writes TCP payload straight into the dmabuf.
  *
  * Lifetime: the netlink socket that created a binding owns one reference;
  * every page pool using it owns one more. Unbinding (socket close) takes
@@ -16,6 +17,7 @@
 #include <linux/device.h>
 #include <linux/dma-buf.h>
 #include <linux/ethtool_netlink.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
@@ -93,15 +95,17 @@ static void net_devmem_free_dmabuf(struct net_iov *niov)
 /**
  * net_devmem_check_device() - can the device take a dmabuf binding at all
  * @dev: device
+ * @rx_page_size: net_iov size asked for
  * @extack: netlink extended ack
  *
  * Checked before the dmabuf is attached, so that a device that cannot
- * use it never sees it.
+ * use it never sees it. Net_iovs above PAGE_SIZE need the driver's
+ * opt-in (rx_buf_size_max in its queue management ops).
  *
  * Context: RTNL held.
- * Return: 0 or -EOPNOTSUPP.
+ * Return: 0, -EOPNOTSUPP, or -EINVAL (size above the driver's maximum).
  */
-int net_devmem_check_device(struct net_device *dev,
+int net_devmem_check_device(struct net_device *dev, u32 rx_page_size,
 			    struct netlink_ext_ack *extack)
 {
 	const struct netdev_queue_mgmt_ops *qops = dev->queue_mgmt_ops;
@@ -119,6 +123,17 @@ int net_devmem_check_device(struct net_device *dev,
 		return -EOPNOTSUPP;
 	}
 
+	if (rx_page_size <= PAGE_SIZE)
+		return 0;
+	if (qops->rx_buf_size_max <= PAGE_SIZE) {
+		NL_SET_ERR_MSG(extack, "Device does not support rx-page-size above PAGE_SIZE");
+		return -EOPNOTSUPP;
+	}
+	if (rx_page_size > qops->rx_buf_size_max) {
+		NL_SET_ERR_MSG(extack, "rx-page-size above the device's maximum");
+		return -EINVAL;
+	}
+
 	return 0;
 }
 
@@ -126,18 +141,20 @@ int net_devmem_check_device(struct net_device *dev,
  * net_devmem_bind_dmabuf() - map a dmabuf for a device and carve it up
  * @dev: device whose DMA device the dmabuf is attached to
  * @dmabuf_fd: dmabuf file descriptor of the caller
+ * @rx_page_size: size of each net_iov: PAGE_SIZE or a larger power of two
  * @extack: netlink extended ack
  *
  * The binding gets its id right away but is not bound to any queue yet;
  * the caller binds queues with net_devmem_bind_dmabuf_to_queue() and sets
- * the owner before it releases RTNL.
+ * the owner before it releases RTNL. Every DMA segment of the mapping
+ * must start and end on a multiple of @rx_page_size.
  *
  * Context: RTNL held.
  * Return: the binding with one reference, or an ERR_PTR().
  */
 struct net_devmem_dmabuf_binding *
 net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
-		       struct netlink_ext_ack *extack)
+		       u32 rx_page_size, struct netlink_ext_ack *extack)
 {
 	struct net_devmem_dmabuf_binding *binding;
 	struct scatterlist *sg;
@@ -150,6 +167,11 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 
 	if (!dev->dev.parent)
 		return ERR_PTR(-EOPNOTSUPP);
+
+	if (rx_page_size < PAGE_SIZE || !is_power_of_2(rx_page_size)) {
+		NL_SET_ERR_MSG(extack, "rx-page-size must be a power of two, at least PAGE_SIZE");
+		return ERR_PTR(-EINVAL);
+	}
 
 	dmabuf = dma_buf_get(dmabuf_fd);
 	if (IS_ERR(dmabuf)) {
@@ -191,25 +213,31 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 		goto err_detach;
 	}
 
-	/* net_iov i sits at byte offset i * PAGE_SIZE of the dmabuf, which
-	 * holds as long as every DMA segment is made of whole pages.
+	/* net_iov i sits at byte offset i * rx_page_size of the dmabuf,
+	 * which holds as long as every DMA segment is made of whole
+	 * net_iovs; one that straddles two segments would not be
+	 * contiguous for the device.
 	 */
 	for_each_sgtable_dma_sg(binding->sgt, sg, sgi) {
-		if (!PAGE_ALIGNED(sg_dma_address(sg)) ||
-		    !PAGE_ALIGNED(sg_dma_len(sg))) {
+		if (!IS_ALIGNED(sg_dma_address(sg), rx_page_size) ||
+		    !IS_ALIGNED(sg_dma_len(sg), rx_page_size)) {
 			err = -EINVAL;
-			NL_SET_ERR_MSG(extack, "dmabuf DMA segment is not page aligned");
+			if (rx_page_size == PAGE_SIZE)
+				NL_SET_ERR_MSG(extack, "dmabuf DMA segment is not page aligned");
+			else
+				NL_SET_ERR_MSG(extack, "dmabuf DMA segment is not aligned to rx-page-size");
 			goto err_unmap;
 		}
 		size += sg_dma_len(sg);
 	}
-	if (!size || size / PAGE_SIZE > U32_MAX) {
+	if (!size || size / rx_page_size > U32_MAX) {
 		err = -EINVAL;
 		NL_SET_ERR_MSG(extack, "dmabuf size not supported");
 		goto err_unmap;
 	}
 
-	binding->area.num_niovs = size / PAGE_SIZE;
+	binding->area.shift = ilog2(rx_page_size);
+	binding->area.num_niovs = size / rx_page_size;
 	binding->area.niovs = kvcalloc(binding->area.num_niovs,
 				       sizeof(struct net_iov), GFP_KERNEL);
 	binding->free_stack = kvmalloc_array(binding->area.num_niovs,
@@ -224,7 +252,7 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 		dma_addr_t dma = sg_dma_address(sg);
 		size_t off;
 
-		for (off = 0; off < sg_dma_len(sg); off += PAGE_SIZE, i++) {
+		for (off = 0; off < sg_dma_len(sg); off += rx_page_size, i++) {
 			struct net_iov *niov = &binding->area.niovs[i];
 
 			niov->owner = &binding->area;
@@ -330,6 +358,7 @@ int net_devmem_bind_dmabuf_to_queue(struct net_device *dev, u32 rxq_idx,
 	if (err)
 		return err;
 
+
 	err = xa_alloc(&binding->bound_rxqs, &xa_idx, rxq, xa_limit_32b,
 		       GFP_KERNEL);
 	if (err)
@@ -337,6 +366,7 @@ int net_devmem_bind_dmabuf_to_queue(struct net_device *dev, u32 rxq_idx,
 
 	rxq->mp_params.mp_priv = binding;
 	rxq->mp_params.mp_ops = &dmabuf_devmem_ops;
+	rxq->mp_params.rx_page_size = net_devmem_rx_page_size(binding);
 
 	err = netdev_rx_queue_restart(dev, rxq_idx);
 	if (err) {
@@ -350,8 +380,7 @@ int net_devmem_bind_dmabuf_to_queue(struct net_device *dev, u32 rxq_idx,
 	return 0;
 
 err_clear_params:
-	rxq->mp_params.mp_priv = NULL;
-	rxq->mp_params.mp_ops = NULL;
+	memset(&rxq->mp_params, 0, sizeof(rxq->mp_params));
 	xa_erase(&binding->bound_rxqs, xa_idx);
 	return err;
 }
@@ -377,8 +406,7 @@ void net_devmem_unbind_dmabuf(struct net_devmem_dmabuf_binding *binding)
 	xa_erase(&net_devmem_dmabuf_bindings, binding->id);
 
 	xa_for_each(&binding->bound_rxqs, xa_idx, rxq) {
-		rxq->mp_params.mp_priv = NULL;
-		rxq->mp_params.mp_ops = NULL;
+		memset(&rxq->mp_params, 0, sizeof(rxq->mp_params));
 		xa_erase(&binding->bound_rxqs, xa_idx);
 
 		/* get_netdev_rx_queue_index() needs CONFIG_SYSFS on 6.1 */
@@ -431,8 +459,8 @@ static int mp_dmabuf_devmem_init(struct page_pool *pool)
 	if (!binding)
 		return -EINVAL;
 
-	/* net_iovs are single pages */
-	if (pool->p.order != 0)
+	/* the driver must size its buffers as the binding's net_iovs */
+	if (PAGE_SIZE << pool->p.order != net_devmem_rx_page_size(binding))
 		return -E2BIG;
 
 	net_devmem_dmabuf_binding_get(binding);

@@ -26,7 +26,8 @@ struct sg_table;
  * @dev: the device; NULL once it was unregistered. RTNL.
  * @dma_dev: the device the dmabuf is mapped for (@dev's parent), held
  *	until the mapping is gone
- * @area: one net_iov per PAGE_SIZE of the dmabuf, in dmabuf order
+ * @area: one net_iov per rx-page-size bytes of the dmabuf, in dmabuf
+ *	order
  * @free_lock: protects @free_stack and @free_count; taken with BH off
  * @free_stack: indexes (into @area) of free net_iovs
  * @free_count: number of entries in @free_stack
@@ -60,11 +61,11 @@ struct net_devmem_dmabuf_binding {
 	struct work_struct free_work;
 };
 
-int net_devmem_check_device(struct net_device *dev,
+int net_devmem_check_device(struct net_device *dev, u32 rx_page_size,
 			    struct netlink_ext_ack *extack);
 struct net_devmem_dmabuf_binding *
 net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
-		       struct netlink_ext_ack *extack);
+		       u32 rx_page_size, struct netlink_ext_ack *extack);
 int net_devmem_bind_dmabuf_to_queue(struct net_device *dev, u32 rxq_idx,
 				    struct net_devmem_dmabuf_binding *binding,
 				    struct netlink_ext_ack *extack);
@@ -78,6 +79,13 @@ net_iov_binding(const struct net_iov *niov)
 {
 	return container_of(niov->owner, struct net_devmem_dmabuf_binding,
 			    area);
+}
+
+/* Size of every net_iov of @binding: its rx-page-size. */
+static inline u32
+net_devmem_rx_page_size(const struct net_devmem_dmabuf_binding *binding)
+{
+	return 1U << binding->area.shift;
 }
 
 #endif /* _NET_CORE_DEVMEM_H */

@@ -33,10 +33,11 @@ const struct nla_policy netdev_queue_id_nl_policy[NETDEV_A_QUEUE_TYPE + 1] = {
 	[NETDEV_A_QUEUE_TYPE]	= NLA_POLICY_MAX(NLA_U32, NETDEV_QUEUE_TYPE_TX),
 };
 
-static const struct nla_policy netdev_bind_rx_nl_policy[NETDEV_A_DMABUF_FD + 1] = {
+static const struct nla_policy netdev_bind_rx_nl_policy[NETDEV_A_DMABUF_RX_PAGE_SIZE + 1] = {
 	[NETDEV_A_DMABUF_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
 	[NETDEV_A_DMABUF_QUEUES] = NLA_POLICY_NESTED(netdev_queue_id_nl_policy),
 	[NETDEV_A_DMABUF_FD]	= { .type = NLA_U32, },
+	[NETDEV_A_DMABUF_RX_PAGE_SIZE] = NLA_POLICY_MIN(NLA_U32, PAGE_SIZE),
 };
 
 static const struct genl_ops netdev_nl_ops[] = {
@@ -65,7 +66,7 @@ static const struct genl_ops netdev_nl_ops[] = {
 		.cmd		= NETDEV_CMD_BIND_RX,
 		.doit		= netdev_nl_bind_rx_doit,
 		.policy		= netdev_bind_rx_nl_policy,
-		.maxattr	= NETDEV_A_DMABUF_FD,
+		.maxattr	= NETDEV_A_DMABUF_RX_PAGE_SIZE,
 		.flags		= GENL_ADMIN_PERM,
 	},
 };

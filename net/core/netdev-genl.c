@@ -6,6 +6,7 @@
  * Policies and operations are in netdev-genl-gen.c, page-pool-get beside
  * the page pool registry in page_pool_user.c.
  */
+#include <linux/log2.h>
 #include <linux/netdevice.h>
 #include <linux/notifier.h>
 #include <linux/rtnetlink.h>
@@ -264,6 +265,7 @@ int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *tb[ARRAY_SIZE(netdev_queue_id_nl_policy)];
 	struct net_devmem_dmabuf_binding *binding;
 	struct net_device *netdev;
+	u32 rx_page_size = PAGE_SIZE;
 	u32 ifindex, dmabuf_fd;
 	struct sk_buff *rsp;
 	struct nlattr *attr;
@@ -277,6 +279,16 @@ int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
 
 	ifindex = nla_get_u32(info->attrs[NETDEV_A_DMABUF_IFINDEX]);
 	dmabuf_fd = nla_get_u32(info->attrs[NETDEV_A_DMABUF_FD]);
+
+	if (info->attrs[NETDEV_A_DMABUF_RX_PAGE_SIZE]) {
+		rx_page_size = nla_get_u32(info->attrs[NETDEV_A_DMABUF_RX_PAGE_SIZE]);
+		if (!is_power_of_2(rx_page_size)) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[NETDEV_A_DMABUF_RX_PAGE_SIZE],
+					    "rx-page-size must be a power of two");
+			return -EINVAL;
+		}
+	}
 
 	rsp = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!rsp)
@@ -306,11 +318,12 @@ int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
 		goto err_unlock;
 	}
 
-	err = net_devmem_check_device(netdev, info->extack);
+	err = net_devmem_check_device(netdev, rx_page_size, info->extack);
 	if (err)
 		goto err_unlock;
 
-	binding = net_devmem_bind_dmabuf(netdev, dmabuf_fd, info->extack);
+	binding = net_devmem_bind_dmabuf(netdev, dmabuf_fd, rx_page_size,
+					 info->extack);
 	if (IS_ERR(binding)) {
 		err = PTR_ERR(binding);
 		goto err_unlock;

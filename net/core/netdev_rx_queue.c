@@ -119,7 +119,6 @@ void dev_memory_provider_uninstall(struct net_device *dev)
 
 		if (p->mp_ops && p->mp_ops->uninstall)
 			p->mp_ops->uninstall(p->mp_priv, rxq);
-		p->mp_ops = NULL;
-		p->mp_priv = NULL;
+		memset(p, 0, sizeof(*p));
 	}
 }

@@ -4,8 +4,10 @@
  *
  * recvmsg(MSG_SOCK_DEVMEM) hands every device-memory fragment of the
  * receive queue to user space as an SCM_DEVMEM_DMABUF cmsg carrying a
- * token (net/core/sock_devmem.c); payload the device left in the linear
- * part is copied and reported in an SCM_DEVMEM_LINEAR cmsg.
+ * token (net/core/sock_devmem.c); adjacent fragments of one net_iov (a
+ * device packing segments into large buffers) go out as one. Payload the
+ * device left in the linear part is copied and reported in an
+ * SCM_DEVMEM_LINEAR cmsg.
  */
 #include <linux/skbuff.h>
 #include <linux/socket.h>
@@ -35,6 +37,37 @@ static int put_cmsg_notrunc(struct msghdr *msg, int level, int type, int len,
 	return put_cmsg(msg, level, type, len, data);
 }
 
+/* Bytes of device memory that go out in one cmsg: adjacent frags of
+ * the same net_iov, as a device that packs segments into large buffers
+ * leaves them, share it.
+ */
+struct tcp_devmem_run {
+	struct net_iov *niov;
+	u64 off;		/* in the dmabuf */
+	u32 len;
+};
+
+/* Write the cmsg of @run with @token; on success the token holds its own
+ * reference on the run's net_iov.
+ */
+static int tcp_devmem_put_run(struct msghdr *msg,
+			      const struct tcp_devmem_run *run, u32 token)
+{
+	struct dmabuf_cmsg dmabuf_cmsg = {
+		.frag_offset	= run->off,
+		.frag_size	= run->len,
+		.frag_token	= token,
+		.dmabuf_id	= net_iov_owner_id(run->niov),
+	};
+	int err;
+
+	err = put_cmsg_notrunc(msg, SOL_SOCKET, SO_DEVMEM_DMABUF,
+			       sizeof(dmabuf_cmsg), &dmabuf_cmsg);
+	if (!err)
+		atomic_long_inc(&run->niov->pp_ref_count);
+	return err;
+}
+
 /* Hand out bytes [@offset, @offset + @remaining) of one skb, head or
  * frag_list member, not looking at its frag_list. Returns the bytes
  * handed out, or a negative errno if none were.
@@ -45,6 +78,7 @@ static int tcp_recvmsg_dmabuf_one(struct sock *sk, const struct sk_buff *skb,
 {
 	struct net_iov *niovs[MAX_SKB_FRAGS];
 	struct dmabuf_cmsg dmabuf_cmsg = {};
+	struct tcp_devmem_run run = {};
 	u32 tokens[MAX_SKB_FRAGS];
 	int start, copy, i, nr, err = 0;
 	int sent = 0, used = 0;
@@ -82,6 +116,7 @@ static int tcp_recvmsg_dmabuf_one(struct sock *sk, const struct sk_buff *skb,
 		const skb_frag_t *frag = &skb_shinfo(skb)->frags[i];
 		int end = start + skb_frag_size(frag);
 		struct net_iov *niov;
+		u64 frag_off;
 
 		if (offset >= end) {
 			start = end;
@@ -95,27 +130,38 @@ static int tcp_recvmsg_dmabuf_one(struct sock *sk, const struct sk_buff *skb,
 		}
 
 		copy = min(end - (int)offset, remaining);
-		memset(&dmabuf_cmsg, 0, sizeof(dmabuf_cmsg));
-		dmabuf_cmsg.frag_offset = net_iov_virtual_addr(niov) +
-					  skb_frag_off(frag) + offset - start;
-		dmabuf_cmsg.frag_size = copy;
-		dmabuf_cmsg.frag_token = tokens[used];
-		dmabuf_cmsg.dmabuf_id = net_iov_owner_id(niov);
-
-		err = put_cmsg_notrunc(msg, SOL_SOCKET, SO_DEVMEM_DMABUF,
-				       sizeof(dmabuf_cmsg), &dmabuf_cmsg);
-		if (err)
-			break;
-
-		/* the token's own reference on the net_iov */
-		atomic_long_inc(&niov->pp_ref_count);
-		niovs[used++] = niov;
+		frag_off = net_iov_virtual_addr(niov) + skb_frag_off(frag) +
+			   offset - start;
+		if (run.niov && (run.niov != niov ||
+				 run.off + run.len != frag_off)) {
+			err = tcp_devmem_put_run(msg, &run, tokens[used]);
+			if (err)
+				break;
+			niovs[used++] = run.niov;
+			sent += run.len;
+			rx->devmem_bytes += run.len;
+			run.niov = NULL;
+		}
+		if (!run.niov) {
+			run.niov = niov;
+			run.off = frag_off;
+			run.len = 0;
+		}
+		run.len += copy;
 
 		offset += copy;
 		remaining -= copy;
-		sent += copy;
-		rx->devmem_bytes += copy;
 		start = end;
+	}
+
+	/* the last run: bytes of it count only once its cmsg is out */
+	if (!err && run.niov) {
+		err = tcp_devmem_put_run(msg, &run, tokens[used]);
+		if (!err) {
+			niovs[used++] = run.niov;
+			sent += run.len;
+			rx->devmem_bytes += run.len;
+		}
 	}
 
 	sk_devmem_tokens_commit(sk, tokens, niovs, used, nr);
@@ -148,7 +194,8 @@ static int skb_own_len(const struct sk_buff *skb)
  * -EFAULT rather than wrong data). Payload in a linear
  * part is copied to the iovec and reported in an SCM_DEVMEM_LINEAR cmsg;
  * every device-memory fragment, or part of one, gets an
- * SCM_DEVMEM_DMABUF cmsg with a new token.
+ * SCM_DEVMEM_DMABUF cmsg with a new token; frags of one skb that follow
+ * each other in one net_iov share a cmsg and its token.
  *
  * Return: bytes handed out, or a negative errno if none could be
  * (-ETOOSMALL: no room for the next cmsg).

@@ -314,7 +314,7 @@ static const char hdsim_tx_stat_names[][ETH_GSTRING_LEN] = {
 static const char hdsim_rq_stat_names[][ETH_GSTRING_LEN] = {
 	"packets", "bytes", "hds_packets", "hds_payload_bytes",
 	"devmem_payload_bytes", "payload_cpu_syncs", "alloc_fail", "csum_err",
-	"fault_drop", "ring_full",
+	"fault_drop", "ring_full", "gro_hw_skbs", "gro_hw_frames",
 };
 
 #define HDSIM_RQ_NSTATS	ARRAY_SIZE(hdsim_rq_stat_names)
@@ -368,6 +368,8 @@ static void hdsim_get_ethtool_stats(struct net_device *dev,
 		*data++ = READ_ONCE(s->csum_err);
 		*data++ = READ_ONCE(s->fault_drop);
 		*data++ = atomic64_read(&s->ring_full);
+		*data++ = READ_ONCE(s->gro_hw_skbs);
+		*data++ = READ_ONCE(s->gro_hw_frames);
 	}
 }
 

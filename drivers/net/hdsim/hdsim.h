@@ -17,8 +17,11 @@
 #include <linux/device.h>
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
+#include <linux/sizes.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
+#include <net/netmem.h>
+#include <net/page_pool.h>
 
 #define DRV_NAME		"hdsim"
 
@@ -33,6 +36,8 @@
 /* header buffer: headroom + headers + skb_shared_info */
 #define HDSIM_HDR_BUF_SIZE	1024
 #define HDSIM_HDR_MAX		256
+/* largest payload buffer a memory provider may give a queue */
+#define HDSIM_RX_BUF_MAX	SZ_2M
 
 struct hdsim_dev;
 
@@ -47,6 +52,40 @@ struct hdsim_rq_stats {
 	u64 csum_err;		/* bad checksum: frame dropped */
 	u64 fault_drop;		/* dropped by the drop fault knob */
 	atomic64_t ring_full;	/* dropped on the wire: RX ring full */
+	u64 gro_hw_skbs;	/* aggregates of two or more frames */
+	u64 gro_hw_frames;	/* frames in those aggregates */
+};
+
+/* Where the device found the headers of a TCP frame it splits. */
+struct hdsim_hdrs {
+	int len;		/* all headers, MAC to TCP options */
+	int nhoff;		/* IP header */
+	int thoff;		/* TCP header */
+	bool ipv6;
+};
+
+/**
+ * struct hdsim_gro_hw - the open aggregate of an RX queue (packing)
+ * @skb: headers of the first frame, one frag: the payload so far
+ * @buf: the payload buffer the frames are packed into, owned by @skb
+ * @hdrs: where the headers of @skb are
+ * @key: the first frame's headers with the fields that change from
+ *	segment to segment (lengths, IP id and checksum, sequence number,
+ *	TCP checksum and PSH) zeroed; a frame joins only if its own match
+ * @next_seq: sequence number the next frame must carry
+ * @mss: payload of the first frame; a shorter frame closes the aggregate
+ * @frames: frames in the aggregate
+ *
+ * Owned by the queue's NAPI poll; empty (@skb NULL) outside of it.
+ */
+struct hdsim_gro_hw {
+	struct sk_buff *skb;
+	netmem_ref buf;
+	struct hdsim_hdrs hdrs;
+	u8 key[HDSIM_HDR_MAX];
+	u32 next_seq;
+	u32 mss;
+	u32 frames;
 };
 
 /* Memory of one RX queue, swapped as a whole by queue restarts. */
@@ -64,6 +103,7 @@ struct hdsim_rq {
 	/* owned by NAPI while it is enabled, by RTNL otherwise */
 	struct hdsim_rq_mem mem;
 	struct hdsim_rq_stats stats;
+	struct hdsim_gro_hw gro_hw;
 };
 
 struct hdsim_rule {
@@ -96,6 +136,7 @@ struct hdsim_port {
 	u32 fault_drop_every;
 	atomic_t fault_seq;
 	bool ignore_provider;	/* build queues without the provider */
+	bool ignore_rx_page_size; /* ... or with page-sized buffers */
 	struct dentry *ddir;
 
 	struct hdsim_rq rq[HDSIM_MAX_QUEUES];
@@ -110,7 +151,21 @@ struct hdsim_dev {
 	struct dentry *ddir;
 };
 
+/* Size of the payload buffers of @rq's payload pool. */
+static inline unsigned int hdsim_rx_buf_size(const struct hdsim_rq *rq)
+{
+	return PAGE_SIZE << rq->mem.payload_pool->p.order;
+}
+
 /* netdev.c */
+void hdsim_dma_write(struct hdsim_dev *hdev, dma_addr_t dma,
+		     const struct sk_buff *src, int off, int len);
+struct sk_buff *hdsim_rx_hdr_skb(struct hdsim_rq *rq, struct sk_buff *src,
+				 int hdr_len);
+void hdsim_rx_payload(struct hdsim_rq *rq, netmem_ref buf,
+		      unsigned int buf_off, struct sk_buff *src, int off,
+		      int len);
+void hdsim_rx_deliver(struct hdsim_rq *rq, struct sk_buff *skb, bool csum_ok);
 int hdsim_port_create(struct hdsim_dev *hdev, unsigned int port_idx);
 void hdsim_port_destroy(struct hdsim_port *port);
 void hdsim_link_ports(struct hdsim_dev *hdev);
@@ -118,6 +173,23 @@ int hdsim_rq_mem_alloc(struct hdsim_port *port, unsigned int idx,
 		       struct hdsim_rq_mem *mem);
 void hdsim_rq_mem_free(struct hdsim_rq_mem *mem);
 extern struct rtnl_link_ops hdsim_link_ops;
+
+/* gro_hw.c: packing, needs the TCP stack */
+#if IS_ENABLED(CONFIG_INET)
+bool hdsim_hw_gro_add(struct hdsim_rq *rq, struct sk_buff *src,
+		      const struct hdsim_hdrs *h);
+void hdsim_hw_gro_flush(struct hdsim_rq *rq);
+#else
+static inline bool hdsim_hw_gro_add(struct hdsim_rq *rq, struct sk_buff *src,
+				    const struct hdsim_hdrs *h)
+{
+	return false;
+}
+
+static inline void hdsim_hw_gro_flush(struct hdsim_rq *rq)
+{
+}
+#endif
 
 /* ethtool.c */
 void hdsim_ethtool_init(struct hdsim_port *port);

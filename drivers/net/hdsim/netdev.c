@@ -15,44 +15,57 @@
 #include <net/netdev_queues.h>
 #include <net/netdev_rx_queue.h>
 #include <net/page_pool.h>
+#include <net/page_pool/memory_provider.h>
 #include <net/rtnetlink.h>
 
 #include "hdsim.h"
 
 /* The "DMA engine": write @len bytes of @src at @off to DMA address @dma.
  * The device was checked to use direct DMA, so the DMA address is a
- * physical address; nothing here goes through the memory provider.
+ * physical address, contiguous over the whole buffer (a large net_iov
+ * spans several pages); nothing here goes through the memory provider.
  */
-static void hdsim_dma_write(struct hdsim_dev *hdev, dma_addr_t dma,
-			    const struct sk_buff *src, int off, int len)
+void hdsim_dma_write(struct hdsim_dev *hdev, dma_addr_t dma,
+		     const struct sk_buff *src, int off, int len)
 {
 	phys_addr_t phys = dma_to_phys(&hdev->dev, dma);
-	void *vaddr;
 
-	vaddr = kmap_local_page(pfn_to_page(PHYS_PFN(phys)));
-	skb_copy_bits(src, off, vaddr + offset_in_page(phys), len);
-	kunmap_local(vaddr);
+	while (len > 0) {
+		int chunk = min_t(int, len, PAGE_SIZE - offset_in_page(phys));
+		void *vaddr;
+
+		vaddr = kmap_local_page(pfn_to_page(PHYS_PFN(phys)));
+		skb_copy_bits(src, off, vaddr + offset_in_page(phys), chunk);
+		kunmap_local(vaddr);
+		phys += chunk;
+		off += chunk;
+		len -= chunk;
+	}
 }
 
 /* Where the device splits a frame: right after the TCP header of an
  * unfragmented TCP segment over IPv4 or IPv6, found by the kernel's flow
- * dissector (eth_get_headlen() includes TCP options); 0: not split.
+ * dissector (eth_get_headlen() includes TCP options). Returns false if
+ * the frame is not split.
  */
-static int hdsim_split_len(struct net_device *dev, const struct sk_buff *skb)
+static bool hdsim_split_hdrs(struct net_device *dev, const struct sk_buff *skb,
+			     struct hdsim_hdrs *h)
 {
 	struct flow_keys_basic keys;
-	int hdr_len;
 
 	if (!skb_flow_dissect_flow_keys_basic(dev_net(dev), skb, &keys, NULL,
 					      0, 0, 0, 0) ||
 	    keys.basic.ip_proto != IPPROTO_TCP ||
 	    keys.control.flags & FLOW_DIS_IS_FRAGMENT)
-		return 0;
+		return false;
 
-	hdr_len = eth_get_headlen(dev, skb->data, skb_headlen(skb));
-	if (hdr_len < keys.control.thoff + (int)sizeof(struct tcphdr))
-		return 0;
-	return hdr_len;
+	h->len = eth_get_headlen(dev, skb->data, skb_headlen(skb));
+	/* the dissector started at the network header the sender set */
+	h->nhoff = skb_network_offset(skb);
+	h->thoff = keys.control.thoff;
+	h->ipv6 = keys.basic.n_proto == htons(ETH_P_IPV6);
+	return h->len >= h->thoff + (int)sizeof(struct tcphdr) &&
+	       h->len <= HDSIM_HDR_MAX && skb->len > h->len;
 }
 
 /* Fault knobs: every Nth frame received on the port is hit. */
@@ -77,21 +90,76 @@ static struct sk_buff *hdsim_rx_copy(struct hdsim_rq *rq, struct sk_buff *src)
 	return skb;
 }
 
-/* Split: headers to a header buffer, payload to payload buffers. */
-static struct sk_buff *hdsim_rx_split(struct hdsim_rq *rq, struct sk_buff *src,
-				      int hdr_len)
+/* The device writes the @hdr_len header bytes of @src into a header
+ * buffer; returns an skb around them, or NULL.
+ */
+struct sk_buff *hdsim_rx_hdr_skb(struct hdsim_rq *rq, struct sk_buff *src,
+				 int hdr_len)
 {
 	struct hdsim_dev *hdev = rq->port->hdev;
-	struct page_pool *pp = rq->mem.payload_pool;
-	int payload = src->len - hdr_len;
-	netmem_ref bufs[MAX_SKB_FRAGS];
-	int i, nbufs, off, len;
 	unsigned int hdr_off;
 	struct sk_buff *skb;
 	struct page *hpage;
 	dma_addr_t dma;
 
-	nbufs = DIV_ROUND_UP(payload, PAGE_SIZE);
+	hpage = page_pool_dev_alloc_frag(rq->mem.hdr_pool, &hdr_off,
+					 HDSIM_HDR_BUF_SIZE);
+	if (!hpage)
+		return NULL;
+
+	dma = page_pool_get_dma_addr(hpage) + hdr_off;
+	hdsim_dma_write(hdev, dma + NET_SKB_PAD, src, 0, hdr_len);
+	dma_sync_single_for_cpu(&hdev->dev, dma + NET_SKB_PAD, hdr_len,
+				DMA_FROM_DEVICE);
+
+	skb = napi_build_skb(page_address(hpage) + hdr_off, HDSIM_HDR_BUF_SIZE);
+	if (!skb) {
+		page_pool_put_full_page(rq->mem.hdr_pool, hpage, true);
+		return NULL;
+	}
+	skb_mark_for_recycle(skb);
+	skb_reserve(skb, NET_SKB_PAD);
+	skb_put(skb, hdr_len);
+	return skb;
+}
+
+/* The device writes @len bytes of @src from @off into payload buffer
+ * @buf at @buf_off: host or device memory, it does not know.
+ */
+void hdsim_rx_payload(struct hdsim_rq *rq, netmem_ref buf,
+		      unsigned int buf_off, struct sk_buff *src, int off,
+		      int len)
+{
+	dma_addr_t addr = page_pool_get_dma_addr_netmem(buf) + buf_off;
+
+	hdsim_dma_write(rq->port->hdev, addr, src, off, len);
+	/* As a real driver does: host payload is synced for the CPU; a
+	 * dmabuf address is not this device's to sync.
+	 */
+	if (!netmem_is_net_iov(buf)) {
+		dma_sync_single_for_cpu(&rq->port->hdev->dev, addr, len,
+					DMA_FROM_DEVICE);
+		rq->stats.payload_cpu_syncs++;
+	}
+	rq->stats.hds_payload_bytes += len;
+	if (netmem_is_net_iov(buf))
+		rq->stats.devmem_payload_bytes += len;
+}
+
+/* Split: headers to a header buffer, payload to payload buffers, one
+ * frag per buffer of the payload pool's size.
+ */
+static struct sk_buff *hdsim_rx_split(struct hdsim_rq *rq, struct sk_buff *src,
+				      int hdr_len)
+{
+	struct page_pool *pp = rq->mem.payload_pool;
+	unsigned int buf_size = hdsim_rx_buf_size(rq);
+	int payload = src->len - hdr_len;
+	netmem_ref bufs[MAX_SKB_FRAGS];
+	int i, nbufs, off, len;
+	struct sk_buff *skb;
+
+	nbufs = DIV_ROUND_UP(payload, buf_size);
 	if (nbufs > MAX_SKB_FRAGS)
 		return hdsim_rx_copy(rq, src);
 
@@ -101,49 +169,17 @@ static struct sk_buff *hdsim_rx_split(struct hdsim_rq *rq, struct sk_buff *src,
 			goto err_put_bufs;
 	}
 
-	hpage = page_pool_dev_alloc_frag(rq->mem.hdr_pool, &hdr_off,
-					 HDSIM_HDR_BUF_SIZE);
-	if (!hpage)
+	skb = hdsim_rx_hdr_skb(rq, src, hdr_len);
+	if (!skb)
 		goto err_put_bufs;
 
-	/* The device writes the headers ... */
-	dma = page_pool_get_dma_addr(hpage) + hdr_off;
-	hdsim_dma_write(hdev, dma + NET_SKB_PAD, src, 0, hdr_len);
-	dma_sync_single_for_cpu(&hdev->dev, dma + NET_SKB_PAD, hdr_len,
-				DMA_FROM_DEVICE);
-
-	skb = napi_build_skb(page_address(hpage) + hdr_off, HDSIM_HDR_BUF_SIZE);
-	if (!skb) {
-		page_pool_put_full_page(rq->mem.hdr_pool, hpage, true);
-		goto err_put_bufs;
-	}
-	skb_mark_for_recycle(skb);
-	skb_reserve(skb, NET_SKB_PAD);
-	skb_put(skb, hdr_len);
-
-	/* ... and the payload, a page per buffer, to where the buffer's
-	 * DMA address points: host or device memory, it does not know.
-	 */
 	for (i = 0, off = hdr_len; i < nbufs; i++, off += len) {
-		dma_addr_t addr = page_pool_get_dma_addr_netmem(bufs[i]);
-
-		len = min_t(int, PAGE_SIZE, src->len - off);
-		hdsim_dma_write(hdev, addr, src, off, len);
-		/* As a real driver does: host payload is synced for the CPU;
-		 * a dmabuf address is not this device's to sync.
-		 */
-		if (!netmem_is_net_iov(bufs[i])) {
-			dma_sync_single_for_cpu(&hdev->dev, addr, len,
-						DMA_FROM_DEVICE);
-			rq->stats.payload_cpu_syncs++;
-		}
-		skb_add_rx_frag_netmem(skb, i, bufs[i], 0, len, PAGE_SIZE);
+		len = min_t(int, buf_size, src->len - off);
+		hdsim_rx_payload(rq, bufs[i], 0, src, off, len);
+		skb_add_rx_frag_netmem(skb, i, bufs[i], 0, len, buf_size);
 	}
 
 	rq->stats.hds_packets++;
-	rq->stats.hds_payload_bytes += payload;
-	if (page_pool_is_unreadable(pp))
-		rq->stats.devmem_payload_bytes += payload;
 	return skb;
 
 err_put_bufs:
@@ -153,12 +189,26 @@ err_put_bufs:
 	return NULL;
 }
 
+/* Hand a received skb (MAC header at skb->data) to the stack. */
+void hdsim_rx_deliver(struct hdsim_rq *rq, struct sk_buff *skb, bool csum_ok)
+{
+	skb->protocol = eth_type_trans(skb, rq->port->netdev);
+	skb_record_rx_queue(skb, rq->idx);
+	/* Only frames the device validated are marked; others are checked by
+	 * the stack, which can since they are readable. Aggregates come
+	 * with CHECKSUM_PARTIAL already.
+	 */
+	if (csum_ok && skb->ip_summed == CHECKSUM_NONE)
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+	napi_gro_receive(&rq->napi, skb);
+}
+
 static void hdsim_rx_one(struct hdsim_rq *rq, struct sk_buff *src)
 {
 	struct hdsim_port *port = rq->port;
 	bool csum_ok, split = false;
+	struct hdsim_hdrs h = {};
 	struct sk_buff *skb;
-	int hdr_len = 0;
 
 	if (hdsim_fault(port, READ_ONCE(port->fault_drop_every))) {
 		rq->stats.fault_drop++;
@@ -175,26 +225,27 @@ static void hdsim_rx_one(struct hdsim_rq *rq, struct sk_buff *src)
 		goto out;
 	}
 
-	if (READ_ONCE(port->hds) && csum_ok) {
-		hdr_len = hdsim_split_len(port->netdev, src);
-		split = hdr_len && hdr_len <= HDSIM_HDR_MAX && src->len > hdr_len;
+	if (READ_ONCE(port->hds) && csum_ok)
+		split = hdsim_split_hdrs(port->netdev, src, &h);
+
+	/* Packing (rx-gro-hw): the frame may join the open aggregate. */
+	if (split && port->netdev->features & NETIF_F_GRO_HW) {
+		if (hdsim_hw_gro_add(rq, src, &h)) {
+			rq->stats.packets++;
+			rq->stats.bytes += src->len;
+			goto out;
+		}
+	} else {
+		hdsim_hw_gro_flush(rq);
 	}
 
-	skb = split ? hdsim_rx_split(rq, src, hdr_len) : hdsim_rx_copy(rq, src);
+	skb = split ? hdsim_rx_split(rq, src, h.len) : hdsim_rx_copy(rq, src);
 	if (!skb)
 		goto out;
 
 	rq->stats.packets++;
 	rq->stats.bytes += src->len;
-
-	skb->protocol = eth_type_trans(skb, port->netdev);
-	skb_record_rx_queue(skb, rq->idx);
-	/* Only frames the device validated are marked; others are checked by
-	 * the stack, which can since they are readable.
-	 */
-	if (csum_ok)
-		skb->ip_summed = CHECKSUM_UNNECESSARY;
-	napi_gro_receive(&rq->napi, skb);
+	hdsim_rx_deliver(rq, skb, csum_ok);
 out:
 	consume_skb(src);
 }
@@ -228,6 +279,8 @@ static int hdsim_napi_poll(struct napi_struct *napi, int budget)
 		hdsim_rx_one(rq, src);
 		done++;
 	}
+	/* an aggregate never outlives the poll that opened it */
+	hdsim_hw_gro_flush(rq);
 
 	hdsim_wake_sender(rq);
 
@@ -341,8 +394,16 @@ int hdsim_rq_mem_alloc(struct hdsim_port *port, unsigned int idx,
 	 * device splits headers off (they must stay readable).
 	 */
 	pp.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV;
-	if (port->hds && !port->ignore_provider)
+	if (port->hds && !port->ignore_provider) {
+		struct netdev_rx_queue *rxq = __netif_get_rx_queue(port->netdev,
+								   idx);
+
 		pp.flags |= PP_FLAG_ALLOW_UNREADABLE_NETMEM;
+		/* buffers of the provider's size (rx-page-size) */
+		if (!port->ignore_rx_page_size)
+			pp.order = pp_mp_params_order(&rxq->mp_params);
+		pp.max_len = PAGE_SIZE << pp.order;
+	}
 	mem->payload_pool = page_pool_create(&pp);
 	if (IS_ERR(mem->payload_pool)) {
 		int err = PTR_ERR(mem->payload_pool);
@@ -543,6 +604,7 @@ static const struct netdev_queue_mgmt_ops hdsim_queue_mgmt_ops = {
 	.ndo_queue_mem_free	= hdsim_queue_mem_free,
 	.ndo_queue_start	= hdsim_queue_start,
 	.ndo_queue_stop		= hdsim_queue_stop,
+	.rx_buf_size_max	= HDSIM_RX_BUF_MAX,
 };
 
 static void hdsim_dellink(struct net_device *dev, struct list_head *head)
@@ -569,7 +631,11 @@ static void hdsim_setup(struct net_device *dev)
 	dev->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM |
 			   NETIF_F_TSO | NETIF_F_TSO6 | NETIF_F_GRO |
 			   NETIF_F_NTUPLE;
-	dev->features = dev->hw_features & ~NETIF_F_NTUPLE;
+	/* packing needs the TCP stack to complete its aggregates */
+	if (IS_ENABLED(CONFIG_INET))
+		dev->hw_features |= NETIF_F_GRO_HW;
+	/* off by default: one frame, one skb, as before packing existed */
+	dev->features = dev->hw_features & ~(NETIF_F_NTUPLE | NETIF_F_GRO_HW);
 	dev->vlan_features = dev->features;
 }
 
@@ -619,9 +685,10 @@ static int hdsim_rx_pools_show(struct seq_file *seq, void *v)
 
 		if (!pp)
 			continue;
-		seq_printf(seq, "queue %u dma_sync_dev %d unreadable %d\n", q,
-			   !!(pp->p.flags & PP_FLAG_DMA_SYNC_DEV),
-			   page_pool_is_unreadable(pp));
+		seq_printf(seq, "queue %u dma_sync_dev %d unreadable %d buf_size %lu\n",
+			   q, !!(pp->p.flags & PP_FLAG_DMA_SYNC_DEV),
+			   page_pool_is_unreadable(pp),
+			   PAGE_SIZE << pp->p.order);
 	}
 	rtnl_unlock();
 	return 0;
@@ -640,6 +707,8 @@ static void hdsim_debugfs_port(struct hdsim_port *port)
 			   &port->fault_drop_every);
 	debugfs_create_bool("ignore_provider", 0600, port->ddir,
 			    &port->ignore_provider);
+	debugfs_create_bool("ignore_rx_page_size", 0600, port->ddir,
+			    &port->ignore_rx_page_size);
 	debugfs_create_file("queue_restart", 0200, port->ddir, port,
 			    &hdsim_queue_restart_fops);
 	debugfs_create_file("rx_pools", 0400, port->ddir, port,

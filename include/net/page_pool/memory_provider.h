@@ -6,6 +6,7 @@
 #ifndef _NET_PAGE_POOL_MEMORY_PROVIDER_H
 #define _NET_PAGE_POOL_MEMORY_PROVIDER_H
 
+#include <linux/log2.h>
 #include <net/netmem.h>
 
 struct netdev_rx_queue;
@@ -41,6 +42,10 @@ struct memory_provider_ops {
  * struct pp_memory_provider_params - provider installed on an RX queue
  * @mp_priv: provider state (devmem: the dmabuf binding)
  * @mp_ops: provider operations, NULL when the queue uses host memory
+ * @rx_page_size: bytes in each buffer the provider hands out, a power of
+ *	two; 0 means PAGE_SIZE. The driver creates the queue's payload pool
+ *	with the matching order (pp_mp_params_order()); the provider refuses
+ *	any other. Never above the driver's rx_buf_size_max.
  *
  * Protected by RTNL. Read by page_pool_create() for pools created with
  * PP_FLAG_ALLOW_UNREADABLE_NETMEM.
@@ -48,6 +53,16 @@ struct memory_provider_ops {
 struct pp_memory_provider_params {
 	void *mp_priv;
 	const struct memory_provider_ops *mp_ops;
+	u32 rx_page_size;
 };
+
+/* Page pool order for the payload pool of a queue with these params. */
+static inline unsigned int
+pp_mp_params_order(const struct pp_memory_provider_params *p)
+{
+	if (!p->mp_ops || p->rx_page_size <= PAGE_SIZE)
+		return 0;
+	return ilog2(p->rx_page_size) - PAGE_SHIFT;
+}
 
 #endif /* _NET_PAGE_POOL_MEMORY_PROVIDER_H */

@@ -232,6 +232,36 @@ int devmem_env_bind(struct devmem_env *env, struct devmem_nl *nl, int first,
 				    id);
 }
 
+long devmem_env_rx_pool(const struct devmem_env *env, unsigned int q,
+			const char *key)
+{
+	char path[128], line[256], *tok, *save;
+	unsigned int lq;
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/hdsim/hdsim%u/port0/rx_pools",
+		 env->dev_id);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "queue %u", &lq) != 1 || lq != q)
+			continue;
+		/* "queue Q key value key value ..." */
+		strtok_r(line, " \n", &save);
+		strtok_r(NULL, " \n", &save);
+		while ((tok = strtok_r(NULL, " \n", &save))) {
+			char *val = strtok_r(NULL, " \n", &save);
+
+			if (val && !strcmp(tok, key))
+				v = strtol(val, NULL, 0);
+		}
+	}
+	fclose(f);
+	return v;
+}
+
 int devmem_env_teardown(struct devmem_env *env)
 {
 	if (env->lfd >= 0)
@@ -255,7 +285,8 @@ int devmem_env_stream(struct devmem_env *env, size_t bytes, pid_t *sender)
 {
 	int fd;
 
-	*sender = sender_to(env->ns, env->rx_addr, env->listen_port, bytes);
+	*sender = sender_to_chunks(env->ns, env->rx_addr, env->listen_port,
+				   bytes, env->send_chunk ?: 4096);
 	if (*sender < 0)
 		return -errno;
 	fd = accept(env->lfd, NULL, NULL);

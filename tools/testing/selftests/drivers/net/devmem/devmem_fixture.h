@@ -51,6 +51,7 @@ struct devmem_env {
 	uint32_t binding;	/* id of the binding made by setup, or 0 */
 	int lfd;		/* listening on rx_addr:listen_port */
 	int listen_port;
+	size_t send_chunk;	/* sender's write size (0: 4 KiB) */
 	bool dev_gone;		/* a test deleted the device itself */
 };
 
@@ -91,6 +92,12 @@ int devmem_env_bound_stream(struct devmem_env *env, struct devmem_nl *nl,
  * holds them printed if any.
  */
 int devmem_env_teardown(struct devmem_env *env);
+/*
+ * Field @key ("unreadable", "dma_sync_dev", "buf_size") of queue @q's
+ * payload pool in hdsim's rx_pools debugfs file, or -1.
+ */
+long devmem_env_rx_pool(const struct devmem_env *env, unsigned int q,
+			const char *key);
 /* Page pools still detached or on a dmabuf after 10 s (who holds printed). */
 int devmem_env_pools_leaked(void);
 

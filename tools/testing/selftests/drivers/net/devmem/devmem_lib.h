@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,22 +117,82 @@ static inline int run(const char *fmt, ...)
 	return system(cmd);
 }
 
-/* A udmabuf of @size bytes from a sealed memfd; returns the dmabuf fd. */
-static inline int udmabuf_alloc(size_t size, int *memfd_out)
+#define HUGE_2MB	(2UL << 20)
+#ifndef MFD_HUGE_2MB
+#define MFD_HUGE_2MB	(21U << 26)	/* log2(2 MiB) << MFD_HUGE_SHIFT */
+#endif
+
+/*
+ * Make sure @n free 2 MiB huge pages exist, raising vm.nr_hugepages if
+ * needed. 0, or -ENOMEM if the kernel could not find them.
+ */
+static inline int hugepages_ensure(unsigned long n)
+{
+	unsigned long total = 0, free_pages = 0;
+	char line[128];
+	FILE *f;
+
+	f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "HugePages_Total: %lu", &total);
+		sscanf(line, "HugePages_Free: %lu", &free_pages);
+	}
+	fclose(f);
+	if (free_pages >= n)
+		return 0;
+
+	f = fopen("/proc/sys/vm/nr_hugepages", "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "%lu\n", total + n - free_pages);
+	fclose(f);
+
+	f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "HugePages_Free: %lu", &free_pages);
+	fclose(f);
+	return free_pages >= n ? 0 : -ENOMEM;
+}
+
+/*
+ * A udmabuf of @size bytes at byte @offset of a sealed memfd; with @huge
+ * the memfd is hugetlb (2 MiB pages), so that the dmabuf's DMA segments
+ * are whole huge pages (what bindings with a large rx-page-size need).
+ * Returns the dmabuf fd or -errno.
+ */
+static inline int udmabuf_alloc_at(size_t size, size_t offset, bool huge,
+				   int *memfd_out)
 {
 	struct udmabuf_create create = { .flags = UDMABUF_FLAGS_CLOEXEC };
+	unsigned int mflags = MFD_ALLOW_SEALING;
+	size_t memfd_size = size + offset;
 	int devfd, memfd, fd;
+
+	if (huge) {
+		memfd_size = (memfd_size + HUGE_2MB - 1) & ~(HUGE_2MB - 1);
+		fd = hugepages_ensure(memfd_size / HUGE_2MB);
+		if (fd)
+			return fd;
+		mflags |= MFD_HUGETLB | MFD_HUGE_2MB;
+	}
 
 	devfd = open("/dev/udmabuf", O_RDWR);
 	if (devfd < 0)
 		return -errno;
-	memfd = memfd_create("devmem-test", MFD_ALLOW_SEALING);
-	if (memfd < 0 || ftruncate(memfd, size) ||
+	memfd = memfd_create("devmem-test", mflags);
+	/* 6.1's udmabuf only takes hugetlb pages that exist: allocate them */
+	if (memfd < 0 || ftruncate(memfd, memfd_size) ||
+	    (huge && fallocate(memfd, 0, 0, memfd_size)) ||
 	    fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK)) {
 		fd = -errno;
 		goto out;
 	}
 	create.memfd = memfd;
+	create.offset = offset;
 	create.size = size;
 	fd = ioctl(devfd, UDMABUF_CREATE, &create);
 	if (fd < 0)
@@ -143,6 +204,12 @@ out:
 	else if (memfd >= 0)
 		close(memfd);
 	return fd;
+}
+
+/* A udmabuf of @size bytes from a sealed memfd; returns the dmabuf fd. */
+static inline int udmabuf_alloc(size_t size, int *memfd_out)
+{
+	return udmabuf_alloc_at(size, 0, false, memfd_out);
 }
 
 static inline void debugfs_mount(void)

@@ -256,6 +256,9 @@ int devmem_bind_rx_raw(struct devmem_nl *nl, unsigned int attrs,
 		mnl_attr_put_u32(nlh, UP_NETDEV_A_DMABUF_IFINDEX, ifindex);
 	if (attrs & BIND_FD)
 		mnl_attr_put_u32(nlh, UP_NETDEV_A_DMABUF_FD, dmabuf_fd);
+	if (nl->rx_page_size)
+		mnl_attr_put_u32(nlh, UP_NETDEV_A_DMABUF_RX_PAGE_SIZE,
+				 nl->rx_page_size);
 	for (i = 0; (attrs & BIND_QUEUES) && i < n; i++) {
 		nest = mnl_attr_nest_start(nlh, UP_NETDEV_A_DMABUF_QUEUES);
 		if (!(attrs & BIND_QUEUE_NO_ID))

@@ -35,6 +35,7 @@
 #define UP_NETDEV_A_DMABUF_QUEUES	2
 #define UP_NETDEV_A_DMABUF_FD		3
 #define UP_NETDEV_A_DMABUF_ID		4
+#define UP_NETDEV_A_DMABUF_RX_PAGE_SIZE	5
 #define UP_NETDEV_QUEUE_TYPE_RX		0
 #define UP_NETDEV_QUEUE_TYPE_TX		1
 
@@ -44,6 +45,7 @@ struct devmem_nl {
 	unsigned int seq;
 	uint16_t netdev_family;
 	uint16_t ethtool_family;
+	uint32_t rx_page_size;	/* bind-rx sends it if not 0 */
 	char extack[256];	/* message of the last error, if any */
 	uint32_t miss_type;	/* missing attribute of the last error */
 };

@@ -17,7 +17,7 @@ trap 'hdsim_cleanup; rm -rf "$TMP"' EXIT
 
 # The long stream (MiB): 1 GiB by default, DEVMEM_LONG_MIB to change.
 LONG_MIB=${DEVMEM_LONG_MIB:-1024}
-PLAN=24
+PLAN=27
 ktap_plan $PLAN
 
 if [ ! -d /sys/bus/hdsim ] || [ ! -e /dev/udmabuf ]; then
@@ -59,6 +59,18 @@ else
 	ktap_skip "netem loss/dup/reorder" "no netem (CONFIG_NET_SCH_NETEM)"
 	ktap_skip "netem small reads" "no netem (CONFIG_NET_SCH_NETEM)"
 fi
+
+# Large net_iovs (-b, hugetlb udmabuf) with hdsim's packing (rx-gro-hw):
+# segments back to back in 16/64 KiB buffers, no payload in a linear part
+# (-L); and without packing, one segment per large buffer.
+ethtool -K "$IF" rx-gro-hw on
+rx_case "ipv4 16 MiB into 64 KiB net_iovs, packing on, -L" 192.0.2.1 \
+	$((16 << 20)) socat -b 65536 -L
+rx_case "ipv6 16 MiB into 16 KiB net_iovs, packing on, -L" 2001:db8::1 \
+	$((16 << 20)) socat -b 16384 -L
+ethtool -K "$IF" rx-gro-hw off
+rx_case "ipv4 4 MiB into 64 KiB net_iovs, packing off" 192.0.2.1 \
+	$((4 << 20)) socat -b 65536
 
 ktap_check "three bind/receive/unbind cycles" seq_case 192.0.2.1
 ktap_check "three connections on one binding, each validated" conn_case 192.0.2.1
@@ -102,9 +114,11 @@ hds_case()
 	! ./ncdevmem -f "$IF" --bind-only --size $((4 << 20)) 2>/dev/null &&
 	./ncdevmem -f "$IF" --hds on &&
 	./ncdevmem -f "$IF" --bind-only --size $((4 << 20)) |
-		grep -q "^bind size_bytes=4194304 niovs=1024 "
+		grep -q "^bind size_bytes=4194304 rx_page_size=4096 niovs=1024 " &&
+	./ncdevmem -f "$IF" --bind-only --size $((4 << 20)) -b 65536 |
+		grep -q "^bind size_bytes=4194304 rx_page_size=65536 niovs=64 "
 }
-ktap_check "--hds off refuses a bind, --hds on and --bind-only bind" hds_case
+ktap_check "--hds off refuses a bind, --hds on and --bind-only bind (-b 65536: 64 net_iovs)" hds_case
 queues_case()
 {
 	[ "$(./ncdevmem -f "$IF" --show-queues | grep -c ": host memory$")" = 4 ] &&

@@ -26,16 +26,21 @@ static inline uint8_t pattern_at(uint64_t off)
 }
 
 /* Fork a sender in namespace @ns: connect to @addr:@port, send @bytes of
- * the pattern, close. Returns its pid.
+ * the pattern in writes of @chunk bytes (at most 1 MiB), close. Returns
+ * its pid.
  */
-static inline pid_t sender_to(const char *ns, const char *addr, int port,
-			      size_t bytes)
+static inline pid_t sender_to_chunks(const char *ns, const char *addr,
+				     int port, size_t bytes, size_t chunk)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
-	char path[64], buf[4096];
+	static char buf[1 << 20];
 	size_t off = 0, i;
+	char path[64];
 	pid_t pid;
 	int fd, nsfd;
+
+	if (chunk > sizeof(buf))
+		chunk = sizeof(buf);
 
 	pid = fork();
 	if (pid)
@@ -56,7 +61,7 @@ static inline pid_t sender_to(const char *ns, const char *addr, int port,
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
 		_exit(3);
 	while (off < bytes) {
-		size_t n = bytes - off < sizeof(buf) ? bytes - off : sizeof(buf);
+		size_t n = bytes - off < chunk ? bytes - off : chunk;
 
 		for (i = 0; i < n; i++)
 			buf[i] = pattern_at(off + i);
@@ -66,6 +71,13 @@ static inline pid_t sender_to(const char *ns, const char *addr, int port,
 	}
 	close(fd);
 	_exit(0);
+}
+
+/* The same in 4 KiB writes. */
+static inline pid_t sender_to(const char *ns, const char *addr, int port,
+			      size_t bytes)
+{
+	return sender_to_chunks(ns, addr, port, bytes, 4096);
 }
 
 static inline int reap(pid_t pid)

@@ -20,7 +20,7 @@ PATTERN=$(printf '\001\002\003\004\005\006')
 TMP=$(mktemp -d)
 trap 'e1000e_cleanup; rm -rf "$TMP"' EXIT
 
-PLAN=23
+PLAN=24
 ktap_plan $PLAN
 if ! e1000e_pair devmem-e1k 198.51.100 2001:db8:e1 || [ ! -e /dev/udmabuf ]; then
 	for i in $(seq $PLAN); do
@@ -62,9 +62,22 @@ hds_off_case()
 		{ echo "$err"; return 1; }
 	./ncdevmem -f "$IF" --hds on &&
 	./ncdevmem -f "$IF" --bind-only --size $((4 << 20)) |
-		grep -q "^bind size_bytes=4194304 niovs=1024 "
+		grep -q "^bind size_bytes=4194304 rx_page_size=4096 niovs=1024 "
 }
 ktap_check "header split off refuses a bind (EINVAL), on binds" hds_off_case
+
+# e1000e's packet-split buffers are pages: it has not opted in to larger
+# net_iovs, and a bind asking for them is refused before any dmabuf work.
+large_niov_case()
+{
+	local err
+
+	err=$(./ncdevmem -f "$IF" --bind-only --size $((4 << 20)) -b 65536 2>&1) &&
+		return 1
+	echo "$err" | grep -q "Operation not supported Device does not support rx-page-size above PAGE_SIZE" ||
+		{ echo "$err"; return 1; }
+}
+ktap_check "rx-page-size 65536 on a driver that did not opt in: EOPNOTSUPP" large_niov_case
 
 rx_case "ipv4 socat 4 MiB, MTU 1500" 198.51.100.1 $((4 << 20)) socat
 rx_case "ipv6 socat 2 MiB" 2001:db8:e1::1 $((2 << 20)) socat

@@ -12,6 +12,10 @@
  *	bind self-tests
  *   ncdevmem -s ADDR -p PORT
  *	client: send stdin over plain TCP (6.1 has no devmem TX)
+ *   -b RX_PAGE_SIZE: bind with net_iovs of that size (a power of two, at
+ *	least the page size); the udmabuf comes from a hugetlb memfd (2 MiB
+ *	pages) so that its DMA segments are aligned to it
+ *   -L: fail if any payload arrives in an SCM_DEVMEM_LINEAR cmsg
  * Extras: --sha256 (hash of the received stream, read from the dmabuf),
  * --stats, --size BYTES (dmabuf size), --memory udmabuf|heap|cuda|rocm,
  * --allow-host (readable data is not an error), --connections N (accept N
@@ -72,6 +76,8 @@ static int validate;
 static int start_queue = -1;
 static int num_queues = -1;
 static size_t dmabuf_size = 64 << 20;
+static uint32_t rx_page_size;	/* -b; 0: the kernel's default */
+static bool fail_on_linear;	/* -L */
 static bool want_sha256, want_stats, allow_host, show_queues;
 static const char *set_hds;
 static bool bind_only;
@@ -230,6 +236,7 @@ static int bind_queues(struct devmem_nl *nl, int dmabuf, uint32_t *id)
 {
 	int err;
 
+	nl->rx_page_size = rx_page_size;
 	err = devmem_bind_rx_range(nl, nic.ifindex, dmabuf, start_queue,
 				   num_queues, id);
 	if (err)
@@ -361,6 +368,12 @@ static int handle_frag(int fd, const struct dmabuf_cmsg *dc, int type,
 	const uint8_t *p;
 
 	if (type == SCM_DEVMEM_LINEAR) {
+		if (fail_on_linear) {
+			fprintf(stderr, "linear payload (%u bytes) and -L given\n",
+				dc->frag_size);
+			st->errors++;
+			return -EIO;
+		}
 		consume(iov_buf, dc->frag_size, st, sha);
 		st->linear_bytes += dc->frag_size;
 		return 0;
@@ -755,7 +768,7 @@ static int do_server(void)
 	}
 	if (server_queues(&nl))
 		goto out_nl;
-	err = mem_open(&mem, memory, dmabuf_size, IOV_LEN);
+	err = mem_open(&mem, memory, dmabuf_size, IOV_LEN, rx_page_size);
 	if (err) {
 		if (err == -ENODEV)
 			ret = KSFT_SKIP;	/* no GPU here */
@@ -805,7 +818,7 @@ static int do_selftests(void)
 		fprintf(stderr, "no interface %s or no netdev family\n", ifname);
 		return 1;
 	}
-	if (mem_open(&mem, memory, dmabuf_size, IOV_LEN))
+	if (mem_open(&mem, memory, dmabuf_size, IOV_LEN, rx_page_size))
 		return 1;
 	dmabuf = mem.fd;
 	ethtool_get_channels(&nl, nic.ifindex, &combined, &max);
@@ -916,9 +929,10 @@ static int do_bind_only(void)
 	if (ethtool_get_channels(&nl, nic.ifindex, &combined, &max))
 		combined = sysfs_rx_queues();
 	q.id = combined ? combined - 1 : 0;
-	if (mem_open(&mem, memory, dmabuf_size, IOV_LEN))
+	if (mem_open(&mem, memory, dmabuf_size, IOV_LEN, rx_page_size))
 		goto out;
 	dmabuf = mem.fd;
+	nl.rx_page_size = rx_page_size;
 	t0 = now();
 	err = devmem_bind_rx(&nl, nic.ifindex, dmabuf, &q, 1, &id);
 	t1 = now();
@@ -934,10 +948,11 @@ static int do_bind_only(void)
 			fprintf(stderr, "binding_mem: unknown line %s", line);
 	if (f)
 		fclose(f);
-	niovs = dmabuf_size / getpagesize();
+	niovs = dmabuf_size / (rx_page_size ?: getpagesize());
 	mem_bytes = fixed + niovs * per_niov;
-	printf("bind size_bytes=%zu niovs=%llu netlink_bind_us=%.0f ",
-	       dmabuf_size, niovs, (t1 - t0) * 1e6);
+	printf("bind size_bytes=%zu rx_page_size=%u niovs=%llu netlink_bind_us=%.0f ",
+	       dmabuf_size, rx_page_size ?: getpagesize(), niovs,
+	       (t1 - t0) * 1e6);
 	printf("mem_bytes=%llu bytes_per_niov=%.1f\n", mem_bytes,
 	       niovs ? (double)mem_bytes / niovs : 0.0);
 out_close:
@@ -1001,6 +1016,7 @@ static void help(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s -l -f IF -s ADDR [-c CLIENT] [-p PORT] [-v N] [-q NUM] [-t FIRST]\n"
+		"          [-b RX_PAGE_SIZE] [-L]\n"
 		"          [--sha256] [--stats] [--size BYTES] [--memory udmabuf|heap|cuda|rocm]\n"
 		"          [--allow-host] [--connections N] [--unbind-after BYTES]\n"
 		"       %s -f IF                  (bind self-tests)\n"
@@ -1062,6 +1078,10 @@ static bool parse_value(int opt, const char *arg)
 	case 'f':
 		ifname = arg;
 		break;
+	case 'b':
+		rx_page_size = strtoul(arg, NULL, 0);
+		return rx_page_size >= 4096 &&
+		       !(rx_page_size & (rx_page_size - 1));
 	case 'Z':
 		dmabuf_size = strtoull(arg, NULL, 0);
 		break;
@@ -1096,11 +1116,14 @@ static enum mode parse_args(int argc, char **argv)
 	bool listen_mode = false, pools = false;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "ls:c:p:v:q:t:f:", longopts,
+	while ((opt = getopt_long(argc, argv, "ls:c:p:v:q:t:f:b:L", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'l':
 			listen_mode = true;
+			break;
+		case 'L':
+			fail_on_linear = true;
 			break;
 		case 'H':
 			want_sha256 = true;

@@ -6,6 +6,7 @@
 #ifndef NCDEVMEM_H
 #define NCDEVMEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,15 +29,19 @@ struct devmem_mem {
 	const struct mem_ops *ops;
 	size_t size;
 	int fd;			/* the dmabuf */
+	bool huge;		/* udmabuf: from a hugetlb memfd */
 	uint8_t *map;		/* CPU mapping, host memory only */
 	uint64_t dptr;		/* device address, GPU memory only */
 	uint8_t *bounce;	/* fragments copied out of GPU memory */
 	size_t bounce_len;
 };
 
-/* The dmabuf and its CPU view: 0, -ENODEV (skip) or -errno. */
+/* The dmabuf and its CPU view: 0, -ENODEV (skip) or -errno. With
+ * @rx_page_size (0: none) the dmabuf's DMA segments must be aligned to it:
+ * udmabuf then takes 2 MiB huge pages.
+ */
 int mem_open(struct devmem_mem *m, const char *provider, size_t size,
-	     size_t max_frag);
+	     size_t max_frag, uint32_t rx_page_size);
 void mem_close(struct devmem_mem *m);
 /* Where the CPU reads [@off, @off + @len), or NULL if it cannot. */
 const uint8_t *mem_frag(struct devmem_mem *m, uint64_t off, uint32_t len);

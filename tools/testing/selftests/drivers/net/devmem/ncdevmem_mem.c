@@ -28,10 +28,11 @@
 
 static int udmabuf_mem_alloc(struct devmem_mem *m)
 {
-	m->fd = udmabuf_alloc(m->size, NULL);
+	m->fd = udmabuf_alloc_at(m->size, 0, m->huge, NULL);
 	if (m->fd < 0)
-		fprintf(stderr, "udmabuf: %s (CONFIG_UDMABUF? size above udmabuf.size_limit_mb?)\n",
-			strerror(-m->fd));
+		fprintf(stderr, "udmabuf: %s (CONFIG_UDMABUF? size above udmabuf.size_limit_mb?%s)\n",
+			strerror(-m->fd),
+			m->huge ? " huge pages: CONFIG_HUGETLBFS, vm.nr_hugepages?" : "");
 	return m->fd < 0 ? m->fd : 0;
 }
 
@@ -272,7 +273,7 @@ const char *mem_providers(void)
 }
 
 int mem_open(struct devmem_mem *m, const char *provider, size_t size,
-	     size_t max_frag)
+	     size_t max_frag, uint32_t rx_page_size)
 {
 	const struct mem_ops *ops;
 	int err;
@@ -280,6 +281,10 @@ int mem_open(struct devmem_mem *m, const char *provider, size_t size,
 	memset(m, 0, sizeof(*m));
 	m->fd = -1;
 	m->size = size;
+	m->huge = rx_page_size != 0;
+	/* a cmsg covers at most one net_iov */
+	if (max_frag < rx_page_size)
+		max_frag = rx_page_size;
 	for (ops = providers; ops->name; ops++)
 		if (!strcmp(ops->name, provider))
 			m->ops = ops;

@@ -308,6 +308,56 @@ int ethtool_ntuple(const char *ifname, bool on)
 	return ethtool_ioctl(ifname, &v);
 }
 
+int ethtool_feature(const char *ifname, const char *name, bool on)
+{
+	struct ethtool_sset_info *info;
+	struct ethtool_gstrings *str;
+	struct ethtool_sfeatures *set;
+	uint32_t n, i, idx = ~0U;
+	int err = -ENOMEM;
+
+	info = calloc(1, sizeof(*info) + sizeof(uint32_t));
+	if (!info)
+		return -ENOMEM;
+	info->cmd = ETHTOOL_GSSET_INFO;
+	info->sset_mask = 1ULL << ETH_SS_FEATURES;
+	err = ethtool_ioctl(ifname, info);
+	n = info->data[0];
+	free(info);
+	if (err)
+		return err;
+
+	str = calloc(1, sizeof(*str) + n * ETH_GSTRING_LEN);
+	if (!str)
+		return -ENOMEM;
+	str->cmd = ETHTOOL_GSTRINGS;
+	str->string_set = ETH_SS_FEATURES;
+	str->len = n;
+	err = ethtool_ioctl(ifname, str);
+	for (i = 0; !err && i < n; i++)
+		if (!strncmp((char *)str->data + i * ETH_GSTRING_LEN, name,
+			     ETH_GSTRING_LEN))
+			idx = i;
+	free(str);
+	if (err)
+		return err;
+	if (idx == ~0U)
+		return -ENOENT;
+
+	n = (n + 31) / 32;
+	set = calloc(1, sizeof(*set) + n * sizeof(set->features[0]));
+	if (!set)
+		return -ENOMEM;
+	set->cmd = ETHTOOL_SFEATURES;
+	set->size = n;
+	set->features[idx / 32].valid = 1U << (idx % 32);
+	set->features[idx / 32].requested = on ? 1U << (idx % 32) : 0;
+	err = ethtool_ioctl(ifname, set);
+	free(set);
+	/* > 0: the device changed more or less than asked */
+	return err < 0 ? err : 0;
+}
+
 static int flow_addr(const char *text, uint32_t *val, uint32_t *mask,
 		     int family)
 {

@@ -32,6 +32,8 @@ int addr_add(const char *ns, int ifindex, const char *addr, int prefix);
 /* ethtool, in the caller's namespace */
 int ethtool_rss_equal(const char *ifname, int nqueues);	/* 0: default */
 int ethtool_ntuple(const char *ifname, bool on);
+/* Turn feature @name (as `ethtool -k` names it) on or off. */
+int ethtool_feature(const char *ifname, const char *name, bool on);
 /*
  * TCP flow rule to @queue for destination @dst (IPv4 or IPv6 text, NULL:
  * any) port @dport, and source @src if set. Returns the rule's location.

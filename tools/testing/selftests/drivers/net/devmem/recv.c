@@ -444,28 +444,6 @@ TEST_F(recv, unsteered_flow_on_same_device_is_plain_tcp)
 	close(lfd);
 }
 
-/* Field @key of queue @q's line in hdsim's rx_pools debugfs file, or -1. */
-static int rx_pool_field(const struct devmem_env *env, unsigned int q,
-			 const char *key)
-{
-	char path[128], line[128], k1[32], k2[32];
-	int v1, v2, v = -1;
-	unsigned int lq;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/hdsim/hdsim%u/port0/rx_pools",
-		 env->dev_id);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "queue %u %31s %d %31s %d", &lq, k1, &v1, k2,
-			   &v2) == 5 && lq == q)
-			v = !strcmp(k1, key) ? v1 : !strcmp(k2, key) ? v2 : -1;
-	fclose(f);
-	return v;
-}
-
 static int64_t rx_stat(const struct devmem_env *env, unsigned int q,
 		       const char *name)
 {
@@ -493,10 +471,10 @@ TEST_F(recv, dmabuf_payload_is_never_dma_synced)
 	pid_t pid;
 	ssize_t n;
 
-	EXPECT_EQ(0, rx_pool_field(&self->env, BOUND_QUEUE, "dma_sync_dev"));
-	EXPECT_EQ(1, rx_pool_field(&self->env, BOUND_QUEUE, "unreadable"));
-	EXPECT_EQ(1, rx_pool_field(&self->env, 0, "dma_sync_dev"));
-	EXPECT_EQ(0, rx_pool_field(&self->env, 0, "unreadable"));
+	EXPECT_EQ(0, devmem_env_rx_pool(&self->env, BOUND_QUEUE, "dma_sync_dev"));
+	EXPECT_EQ(1, devmem_env_rx_pool(&self->env, BOUND_QUEUE, "unreadable"));
+	EXPECT_EQ(1, devmem_env_rx_pool(&self->env, 0, "dma_sync_dev"));
+	EXPECT_EQ(0, devmem_env_rx_pool(&self->env, 0, "unreadable"));
 
 	dev_sync0 = rx_stat(&self->env, BOUND_QUEUE, "payload_cpu_syncs");
 	dev_bytes0 = rx_stat(&self->env, BOUND_QUEUE, "devmem_payload_bytes");

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Large net_iovs: bind-rx with rx-page-size (upstream's attribute 5) on an
+ * hdsim port, every bad size and dmabuf refused with its errno and extack,
+ * and streams received into 16 KiB and 64 KiB net_iovs of a hugetlb
+ * udmabuf, with hdsim's packing (rx-gro-hw) on and off. The sender runs
+ * in a network namespace on the peer port.
+ */
+#define _GNU_SOURCE
+#include <linux/uio.h>
+#define __iovec_defined 1
+
+#include <errno.h>
+#include <sys/mman.h>
+
+#include "../../../kselftest_harness.h"
+#include "devmem_fixture.h"
+#include "devmem_lib.h"
+#include "devmem_nl.h"
+#include "devmem_traffic.h"
+#include "netcfg.h"
+
+#define QUEUE_A		2
+#define QUEUE_B		3
+#define PORT_A		5400
+#define PORT_B		5401
+#define RX_ADDR		"192.0.5.1"
+#define TX_ADDR		"192.0.5.2"
+#define BUF_SIZE	(16UL << 20)
+#define STREAM_BYTES	(4UL << 20)
+
+/* One dmabuf bound (or not) to one queue. */
+struct bound {
+	int fd;
+	uint8_t *map;
+	size_t size;
+	uint32_t id;
+};
+
+/* What both fixtures hold. */
+struct large_ctx {
+	struct devmem_env env;
+	struct devmem_nl nl;
+	struct bound a, b;
+};
+
+static void bound_close(struct bound *b)
+{
+	if (b->map)
+		munmap(b->map, b->size);
+	if (b->fd >= 0)
+		close(b->fd);
+	b->map = NULL;
+	b->fd = -1;
+}
+
+static void ctx_setup(struct __test_metadata *_metadata,
+			struct large_ctx *self)
+{
+	const struct devmem_env_cfg cfg = {
+		.name = "large",
+		.dev_id = 35,
+		.rx_addr = RX_ADDR,
+		.tx_addr = TX_ADDR,
+		.rss_queues = QUEUE_A,
+		.steer_port = PORT_A,
+		.steer_queue = QUEUE_A,
+		.listen_port = PORT_A,
+	};
+
+	self->a.fd = self->b.fd = -1;
+	if (!devmem_env_available())
+		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
+	ASSERT_EQ(0, devmem_env_setup(&self->env, &cfg));
+	/* write() ends with PSH, which closes an aggregate: write large */
+	self->env.send_chunk = 1 << 20;
+	ASSERT_EQ(0, devmem_nl_open(&self->nl));
+	if (hugepages_ensure(2 * BUF_SIZE / HUGE_2MB + 4))
+		SKIP(return, "no 2 MiB huge pages (CONFIG_HUGETLBFS, vm.nr_hugepages)");
+}
+
+static void ctx_teardown(struct __test_metadata *_metadata,
+			   struct large_ctx *self)
+{
+	devmem_nl_close(&self->nl);
+	bound_close(&self->a);
+	bound_close(&self->b);
+	EXPECT_EQ(0, devmem_env_teardown(&self->env));
+}
+
+FIXTURE(large)
+{
+	struct large_ctx c;
+};
+
+FIXTURE_SETUP(large)
+{
+	ctx_setup(_metadata, &self->c);
+}
+
+FIXTURE_TEARDOWN(large)
+{
+	ctx_teardown(_metadata, &self->c);
+}
+
+/* Streams, by net_iov size and packing. */
+FIXTURE(stream)
+{
+	struct large_ctx c;
+};
+
+FIXTURE_VARIANT(stream)
+{
+	uint32_t rx_page_size;
+	bool packing;
+};
+
+FIXTURE_VARIANT_ADD(stream, niov_4k_packing) { .rx_page_size = 4096, .packing = true };
+FIXTURE_VARIANT_ADD(stream, niov_16k) { .rx_page_size = 16384, .packing = false };
+FIXTURE_VARIANT_ADD(stream, niov_16k_packing) { .rx_page_size = 16384, .packing = true };
+FIXTURE_VARIANT_ADD(stream, niov_64k) { .rx_page_size = 65536, .packing = false };
+FIXTURE_VARIANT_ADD(stream, niov_64k_packing) { .rx_page_size = 65536, .packing = true };
+
+FIXTURE_SETUP(stream)
+{
+	ctx_setup(_metadata, &self->c);
+}
+
+FIXTURE_TEARDOWN(stream)
+{
+	ctx_teardown(_metadata, &self->c);
+}
+
+/*
+ * A udmabuf of @size bytes at @offset of a memfd (hugetlb if @huge),
+ * mapped, bound to @queue with @rx_page_size (0: attribute not sent).
+ */
+static int bind_buf(struct devmem_nl *nl, const struct devmem_env *env,
+		    struct bound *b, size_t size, size_t offset, bool huge,
+		    int queue, uint32_t rx_page_size)
+{
+	struct devmem_queue q = { queue, UP_NETDEV_QUEUE_TYPE_RX };
+
+	b->size = size;
+	b->fd = udmabuf_alloc_at(size, offset, huge, NULL);
+	if (b->fd < 0)
+		return b->fd;
+	b->map = mmap(NULL, size, PROT_READ, MAP_SHARED, b->fd, 0);
+	if (b->map == MAP_FAILED) {
+		b->map = NULL;
+		return -errno;
+	}
+	nl->rx_page_size = rx_page_size;
+	return devmem_bind_rx(nl, env->ifindex, b->fd, &q, 1, &b->id);
+}
+
+TEST_F(large, size_not_a_power_of_two_is_einval)
+{
+	EXPECT_EQ(-EINVAL, bind_buf(&self->c.nl, &self->c.env, &self->c.a, BUF_SIZE,
+				    0, true, QUEUE_A, 3 * 16384));
+	EXPECT_NE(NULL, strstr(self->c.nl.extack, "power of two"));
+	EXPECT_EQ(0, devmem_bindings_live());
+}
+
+TEST_F(large, size_below_page_size_is_erange)
+{
+	/* refused by the attribute policy (min PAGE_SIZE), as upstream */
+	EXPECT_EQ(-ERANGE, bind_buf(&self->c.nl, &self->c.env, &self->c.a, BUF_SIZE,
+				    0, true, QUEUE_A, 2048));
+	EXPECT_NE(0, self->c.nl.extack[0]);
+	EXPECT_EQ(0, devmem_bindings_live());
+}
+
+TEST_F(large, size_above_the_device_maximum_is_einval)
+{
+	/* hdsim takes up to 2 MiB */
+	EXPECT_EQ(-EINVAL, bind_buf(&self->c.nl, &self->c.env, &self->c.a, BUF_SIZE,
+				    0, true, QUEUE_A, 4 << 20));
+	EXPECT_NE(NULL, strstr(self->c.nl.extack, "maximum"));
+	EXPECT_EQ(0, devmem_bindings_live());
+}
+
+TEST_F(large, dmabuf_segments_not_aligned_to_the_size_are_einval)
+{
+	/* huge pages, but the dmabuf starts 4 KiB into the first one */
+	EXPECT_EQ(-EINVAL, bind_buf(&self->c.nl, &self->c.env, &self->c.a,
+				    BUF_SIZE - HUGE_2MB, 4096, true, QUEUE_A,
+				    65536));
+	EXPECT_NE(NULL, strstr(self->c.nl.extack, "aligned to rx-page-size"));
+	EXPECT_EQ(0, devmem_bindings_live());
+}
+
+TEST_F(large, pool_of_the_wrong_order_is_e2big)
+{
+	char knob[128];
+	uint32_t id = ~0U;
+
+	/* the driver "forgets" the provider's buffer size */
+	snprintf(knob, sizeof(knob),
+		 "/sys/kernel/debug/hdsim/hdsim%u/port0/ignore_rx_page_size",
+		 self->c.env.dev_id);
+	ASSERT_EQ(0, run("echo 1 > %s", knob));
+	EXPECT_EQ(-E2BIG, bind_buf(&self->c.nl, &self->c.env, &self->c.a, BUF_SIZE,
+				   0, true, QUEUE_A, 65536));
+	EXPECT_NE(0, self->c.nl.extack[0]);
+	ASSERT_EQ(0, run("echo 0 > %s", knob));
+
+	/* the queue stayed on host memory, nothing is left bound */
+	ASSERT_EQ(0, devmem_queue_get(&self->c.nl, self->c.env.ifindex, QUEUE_A,
+				      UP_NETDEV_QUEUE_TYPE_RX, &id));
+	EXPECT_EQ(0, id);
+	EXPECT_EQ(0, devmem_bindings_live());
+	EXPECT_EQ(4096, devmem_env_rx_pool(&self->c.env, QUEUE_A, "buf_size"));
+}
+
+TEST_F(large, driver_gets_page_sized_buffers_without_the_attribute)
+{
+	ASSERT_EQ(0, bind_buf(&self->c.nl, &self->c.env, &self->c.a, BUF_SIZE, 0,
+			      true, QUEUE_A, 0));
+	EXPECT_EQ(4096, devmem_env_rx_pool(&self->c.env, QUEUE_A, "buf_size"));
+	EXPECT_EQ(1, devmem_env_rx_pool(&self->c.env, QUEUE_A, "unreadable"));
+}
+
+/* Receive @bytes on @fd, checking every cmsg against @b. */
+static void receive_checked(struct __test_metadata *_metadata, int fd,
+			    const struct bound *b, uint32_t niov_size,
+			    size_t bytes, struct stream *st)
+{
+	static char ctrl[80000];
+	static uint8_t iov_buf[1 << 20];
+	struct iovec iov = { iov_buf, sizeof(iov_buf) };
+	struct dmabuf_token t[128];
+	size_t crossing = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->map_size = b->size;
+	while (st->bytes < bytes) {
+		struct msghdr msg = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = ctrl, .msg_controllen = sizeof(ctrl),
+		};
+		struct cmsghdr *cm;
+		ssize_t ret;
+		int n = 0;
+
+		ret = recvmsg(fd, &msg, MSG_SOCK_DEVMEM);
+		ASSERT_GT(ret, 0);
+		for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+			const struct dmabuf_cmsg *dc = (void *)CMSG_DATA(cm);
+
+			if (cm->cmsg_level != SOL_SOCKET)
+				continue;
+			stream_frag(st, cm, b->map, iov_buf);
+			if (cm->cmsg_type != SCM_DEVMEM_DMABUF)
+				continue;
+			EXPECT_EQ(b->id, dc->dmabuf_id);
+			/* a cmsg never spans two net_iovs */
+			crossing += dc->frag_offset / niov_size !=
+				    (dc->frag_offset + dc->frag_size - 1) /
+				    niov_size;
+			t[n].token_start = dc->frag_token;
+			t[n++].token_count = 1;
+			if (n == 128) {
+				EXPECT_EQ(n, dontneed(fd, t, n));
+				n = 0;
+			}
+		}
+		if (n)
+			EXPECT_EQ(n, dontneed(fd, t, n));
+	}
+	EXPECT_EQ(0, crossing);
+}
+
+TEST_F_TIMEOUT(stream, lands_in_large_niovs, 300)
+{
+	uint32_t size = variant->rx_page_size;
+	int64_t skbs0, frames0, skbs, frames;
+	struct stream st;
+	pid_t pid;
+	int fd;
+
+	ASSERT_EQ(0, ethtool_feature(self->c.env.ifname, "rx-gro-hw",
+				     variant->packing));
+	skbs0 = ethtool_stat(self->c.env.ifname, "rx2_gro_hw_skbs");
+	frames0 = ethtool_stat(self->c.env.ifname, "rx2_gro_hw_frames");
+	ASSERT_EQ(0, bind_buf(&self->c.nl, &self->c.env, &self->c.a, BUF_SIZE, 0,
+			      true, QUEUE_A, size));
+	EXPECT_EQ(size, devmem_env_rx_pool(&self->c.env, QUEUE_A, "buf_size"));
+
+	fd = devmem_env_stream(&self->c.env, STREAM_BYTES, &pid);
+	ASSERT_GE(fd, 0);
+	receive_checked(_metadata, fd, &self->c.a, size, STREAM_BYTES, &st);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+	ethtool_feature(self->c.env.ifname, "rx-gro-hw", false);
+
+	EXPECT_EQ(STREAM_BYTES, st.bytes);
+	EXPECT_EQ(STREAM_BYTES, st.devmem);
+	EXPECT_EQ(0, st.errors);
+	skbs = ethtool_stat(self->c.env.ifname, "rx2_gro_hw_skbs") - skbs0;
+	frames = ethtool_stat(self->c.env.ifname, "rx2_gro_hw_frames") - frames0;
+	TH_LOG("%u-byte net_iovs, packing %s: %zu cmsgs for %lu bytes, %lld aggregates of %lld frames",
+	       size, variant->packing ? "on" : "off", st.frags, STREAM_BYTES,
+	       (long long)skbs, (long long)frames);
+	if (variant->packing) {
+		/* a few segments per cmsg at least; ~45 at 64 KiB */
+		EXPECT_GT(skbs, 0);
+		EXPECT_GE(frames, 2 * skbs);
+		EXPECT_LT(st.frags, STREAM_BYTES / (size / 4));
+	} else {
+		/* one segment (<= 1448 bytes) per buffer, so per cmsg */
+		EXPECT_EQ(0, skbs);
+		EXPECT_GE(st.frags, STREAM_BYTES / 1448);
+	}
+}
+
+TEST_F_TIMEOUT(large, two_sizes_on_one_device_work_independently, 300)
+{
+	struct stream sa, sb;
+	pid_t pid;
+	int fd;
+
+	/* queue A: page-sized net_iovs; queue B: 64 KiB, own socket */
+	ASSERT_EQ(0, bind_buf(&self->c.env.nl, &self->c.env, &self->c.a, BUF_SIZE,
+			      0, false, QUEUE_A, 0));
+	ASSERT_EQ(0, devmem_env_steer(&self->c.env, PORT_B, QUEUE_B));
+	ASSERT_EQ(0, bind_buf(&self->c.nl, &self->c.env, &self->c.b, BUF_SIZE, 0,
+			      true, QUEUE_B, 65536));
+	EXPECT_NE(self->c.a.id, self->c.b.id);
+	EXPECT_EQ(4096, devmem_env_rx_pool(&self->c.env, QUEUE_A, "buf_size"));
+	EXPECT_EQ(65536, devmem_env_rx_pool(&self->c.env, QUEUE_B, "buf_size"));
+	ASSERT_EQ(0, ethtool_feature(self->c.env.ifname, "rx-gro-hw", true));
+
+	fd = devmem_env_stream(&self->c.env, STREAM_BYTES, &pid);
+	ASSERT_GE(fd, 0);
+	receive_checked(_metadata, fd, &self->c.a, 4096, STREAM_BYTES, &sa);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+
+	close(self->c.env.lfd);
+	self->c.env.lfd = listen_on(RX_ADDR, PORT_B);
+	self->c.env.listen_port = PORT_B;
+	ASSERT_GE(self->c.env.lfd, 0);
+	fd = devmem_env_stream(&self->c.env, STREAM_BYTES, &pid);
+	ASSERT_GE(fd, 0);
+	receive_checked(_metadata, fd, &self->c.b, 65536, STREAM_BYTES, &sb);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+	ethtool_feature(self->c.env.ifname, "rx-gro-hw", false);
+
+	EXPECT_EQ(STREAM_BYTES, sa.devmem);
+	EXPECT_EQ(0, sa.errors);
+	EXPECT_EQ(STREAM_BYTES, sb.devmem);
+	EXPECT_EQ(0, sb.errors);
+	/* 4 KiB buffers hold two segments, 64 KiB ones forty-five */
+	EXPECT_GT(sa.frags, 2 * sb.frags);
+
+	/* unbinding B leaves A bound */
+	devmem_nl_close(&self->c.nl);
+	EXPECT_EQ(1, devmem_wait_bindings(1, 5000));
+	EXPECT_EQ(4096, devmem_env_rx_pool(&self->c.env, QUEUE_A, "buf_size"));
+	EXPECT_EQ(1, devmem_env_rx_pool(&self->c.env, QUEUE_A, "unreadable"));
+	EXPECT_EQ(0, devmem_env_rx_pool(&self->c.env, QUEUE_B, "unreadable"));
+}
+
+TEST_F(large, page_pool_reports_net_iov_size_in_inflight_mem)
+{
+	struct devmem_pool_info pools[256];
+	uint32_t held[4096];
+	struct stream st = { .held = held };
+	int i, n, found = 0;
+	pid_t pid;
+	int fd;
+
+	ASSERT_EQ(0, bind_buf(&self->c.nl, &self->c.env, &self->c.a, BUF_SIZE, 0,
+			      true, QUEUE_A, 65536));
+	fd = devmem_env_stream(&self->c.env, 256 << 10, &pid);
+	ASSERT_GE(fd, 0);
+	/* keep the tokens: their net_iovs stay in flight */
+	while (st.bytes < (256 << 10) && st.nheld < 4000)
+		ASSERT_GT(recv_step(fd, self->c.a.map, &st, true, SIZE_MAX), 0);
+	EXPECT_EQ(0, reap(pid));
+
+	n = devmem_page_pools(&self->c.nl, pools, 256);
+	ASSERT_GT(n, 0);
+	for (i = 0; i < n; i++) {
+		if (pools[i].dmabuf != self->c.a.id)
+			continue;
+		found++;
+		EXPECT_GT(pools[i].inflight, 0);
+		EXPECT_EQ(pools[i].inflight * 65536, pools[i].inflight_mem);
+	}
+	EXPECT_EQ(1, found);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
