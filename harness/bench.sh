@@ -6,12 +6,17 @@
 # per GiB and goodput, devmem vs plain recv() of the same stream (A/B
 # interleaved, 3 runs each at 4 KiB, 64 KiB and 1 MiB reads); syscalls,
 # cmsgs and CPU-copied payload bytes per GiB; SO_DEVMEM_DONTNEED cost per
-# token by batch size. Tables here, CSVs and a PNG plot in build/bench/.
+# token by batch size; the same receive on e1000e; large net_iovs with
+# and without hdsim's packing, connections on one binding, bind cost of
+# 1 and 4 GiB by net_iov size. Tables here, CSVs and a PNG plot in
+# build/bench/.
 # Method and figures: bench/README.md.
 . "$(dirname "$0")/lib.sh"
 
 OUT=$BUILD/bench
 mkdir -p "$OUT" "$LOGS"
+# BENCH_ONLY=large: the large net_iov part alone (the others take ~4 min)
+if [ "${BENCH_ONLY:-all}" = all ]; then
 rm -f "$OUT/bind.csv"
 say "booting the VM for the bind benchmark (udmabuf.size_limit_mb=1100)"
 VM_APPEND="udmabuf.size_limit_mb=1100" timeout --kill-after=15 900 \
@@ -161,18 +166,20 @@ PY
 else
 	warn "e1000e benchmark did not run (no e1000e in this QEMU?): $(tail -n 3 "$LOGS/bench-e1000e-console.log")"
 fi
+fi
 
 # Large net_iovs: what one cmsg, one frag and one token cost when the
 # device packs segments into 4, 16 and 64 KiB buffers (hdsim rx-gro-hw).
-say "booting the VM for the large net_iov benchmark (hdsim, -b 4/16/64 KiB, packing off/on)"
-rm -f "$LOGS/rx-large.csv" "$LOGS/bind-large.csv"
-if timeout --kill-after=15 1200 "$REPO/harness/vm.sh" --exec \
+say "booting the VM for the large net_iov benchmark (hdsim, -b 4/16/64 KiB, packing off/on; 8 GiB guest for 4 GiB binds)"
+rm -f "$LOGS/rx-large.csv" "$LOGS/bind-large.csv" "$LOGS/scale-large.csv"
+if VM_MEMORY=8G VM_APPEND="udmabuf.size_limit_mb=4200" \
+   timeout --kill-after=15 1800 "$REPO/harness/vm.sh" --exec \
 	"env NIC=large $REPO/harness/guest-bench.sh $KST $LOGS/bind-large.csv $LOGS/rx-large.csv" \
 	> "$LOGS/bench-large-console.log" 2>&1 &&
    ! splats_in "$LOGS/bench-large-console.log" &&
    grep -q "^BENCH DONE" "$LOGS/bench-large-console.log"; then
-	cp "$LOGS/rx-large.csv" "$LOGS/bind-large.csv" "$OUT/"
-	/usr/bin/python3 - "$OUT/rx-large.csv" "$OUT/bind-large.csv" <<'PY'
+	cp "$LOGS/rx-large.csv" "$LOGS/bind-large.csv" "$LOGS/scale-large.csv" "$OUT/"
+	/usr/bin/python3 - "$OUT/rx-large.csv" "$OUT/bind-large.csv" "$OUT/scale-large.csv" <<'PY'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 gib = lambda r: int(r['bytes']) / 2**30
@@ -205,16 +212,30 @@ for mtu in sorted({int(r['mtu']) for r in rows}):
           f" {cc:>7.2f} {1:>6.2f} {m(c, lambda r: int(r['bytes']) / 1e6 / float(r['time_s'])):>7.1f}")
 print("(cmsgs: device-memory cmsgs as the kernel counted them = frags handed out = tokens = DONTNEED entries;")
 print(" recvmsg and DONTNEED: calls per GiB)")
+sc = list(csv.DictReader(open(sys.argv[3])))
+print()
+print("connections on one binding (64 KiB net_iovs, packing on, MTU 1500, 64 MiB in all, split evenly;")
+print("one receiver thread polls them all): per GiB, medians of 3 runs")
+print(f"{'conns':>6} {'cpu s':>7} {'MB/s':>7} {'cmsgs':>8} {'tokens held (max)':>18}")
+for n in sorted({int(r['connections']) for r in sc}):
+    rs = [r for r in sc if int(r['connections']) == n]
+    print(f"{n:>6} {m(rs, lambda r: float(r['cpu_s']) / gib(r)):>7.2f}"
+          f" {m(rs, lambda r: int(r['bytes']) / 1e6 / float(r['time_s'])):>7.1f}"
+          f" {m(rs, lambda r: int(r['frags']) / gib(r)):>8.0f}"
+          f" {m(rs, lambda r: int(r['tokens_held_max'])):>18.0f}")
 b = list(csv.DictReader(open(sys.argv[2])))
 print()
-print("bind cost of 1 GiB by net_iov size (hugetlb udmabuf; median of 3)")
-for size in sorted({int(r['rx_page_size']) for r in b}):
-    rs = [r for r in b if int(r['rx_page_size']) == size]
-    print(f"  {size // 1024:>3} KiB net_iovs: {rs[0]['niovs']:>7} net_iovs, "
-          f"bind {statistics.median(int(r['netlink_bind_us']) / 1000 for r in rs):.1f} ms, "
-          f"{int(rs[0]['mem_bytes']) / 2**20:.2f} MiB kernel memory")
+print("bind cost by dmabuf and net_iov size (hugetlb udmabuf; median of 3)")
+for mib in sorted({int(r['size_mib']) for r in b}):
+    for size in sorted({int(r['rx_page_size']) for r in b}):
+        rs = [r for r in b if int(r['rx_page_size']) == size and int(r['size_mib']) == mib]
+        if not rs:
+            continue
+        print(f"  {mib // 1024} GiB, {size // 1024:>3} KiB net_iovs: {rs[0]['niovs']:>8} net_iovs, "
+              f"bind {statistics.median(int(r['netlink_bind_us']) / 1000 for r in rs):>7.1f} ms, "
+              f"{int(rs[0]['mem_bytes']) / 2**20:>6.2f} MiB kernel memory")
 PY
-	say "CSV: $OUT/rx-large.csv, $OUT/bind-large.csv"
+	say "CSV: $OUT/rx-large.csv, $OUT/scale-large.csv, $OUT/bind-large.csv"
 else
 	warn "large net_iov benchmark failed: $(tail -n 5 "$LOGS/bench-large-console.log")"
 fi

@@ -26,6 +26,7 @@ export PATH=$PATH:/usr/sbin:/sbin
 debugfs_mounted
 RXPS=0
 PACK=off
+SOCAT_BLOCK=
 if [ "$NIC" = e1000e ]; then
 	e1000e_pair $NS 192.0.2 2001:db8:2 || { echo "$E1000E_WHY"; exit 1; }
 	SIZES=
@@ -34,6 +35,9 @@ elif [ "$NIC" = large ]; then
 	hdsim_pair 8 $NS 192.0.2 2001:db8:2 || exit 1
 	SIZES=
 	MIB=64
+	# every write() ends in PSH, which closes an aggregate (as GRO):
+	# the sender writes 1 MiB at a time, as a GPU data mover would
+	SOCAT_BLOCK="-b 1048576"
 else
 	hdsim_pair 8 $NS 192.0.2 2001:db8:2 || exit 1
 	SIZES="64 256 1024"
@@ -76,7 +80,7 @@ rx()
 	wait_line /tmp/rx.log "^listening"
 	# a stream takes seconds; one that stalls is reported, with what
 	# the NIC and both sockets say, instead of hanging the benchmark
-	if ! ip netns exec $NS taskset -c 0 timeout 120 socat -u \
+	if ! ip netns exec $NS taskset -c 0 timeout 120 socat -u $SOCAT_BLOCK \
 	     FILE:/tmp/bench.data TCP:192.0.2.1:$port ||
 	   ! timeout 60 tail --pid=$pid -f /dev/null; then
 		echo "stalled: $mode run $rep, MTU $(cat /sys/class/net/"$IF"/mtu)"
@@ -119,7 +123,44 @@ rx()
 }
 
 echo "mode,read_size,rep,bytes,time_s,cpu_s,dontneed_batch,dontneed_ns_per_token,dontneed_calls,recv_calls,frags,cpu_copied_bytes,mtu,rx_page_size,packing" > "$RXCSV"
+# rxpar <connections> <rep>: that many senders at once, one ncdevmem
+# reading them all (--parallel) on one binding of 64 KiB net_iovs
+rxpar()
+{
+	local n=$1 rep=$2 port=$((6100 + RANDOM % 800)) i pids=
+	local each=$(((MIB << 20) / n))
+
+	ethtool -K "$IF" rx-gro-hw on || return 1
+	head -c $each /tmp/bench.data > /tmp/bench.part
+	: > /tmp/rx.log
+	taskset -c 1 "$BIN" -l -s 192.0.2.1 -p $port -f "$IF" --stats \
+		--read-size 1048576 -b 65536 --connections $n --parallel \
+		> /tmp/rx.out 2> /tmp/rx.log &
+	local pid=$!
+	wait_line /tmp/rx.log "^listening"
+	for i in $(seq $n); do
+		ip netns exec $NS taskset -c 0 timeout 300 socat -u $SOCAT_BLOCK \
+			FILE:/tmp/bench.part TCP:192.0.2.1:$port &
+		pids="$pids $!"
+	done
+	wait $pids
+	if ! timeout 120 tail --pid=$pid -f /dev/null || ! wait $pid; then
+		echo "parallel run with $n connections failed"; cat /tmp/rx.log /tmp/rx.out
+		kill $pid 2>/dev/null
+		return 1
+	fi
+	local bytes time cpu frags held
+	bytes=$(sed -n 's/^received \([0-9]*\) bytes.*/\1/p' /tmp/rx.out)
+	time=$(sed -n 's/^stats: time \([0-9.]*\) s.*/\1/p' /tmp/rx.out)
+	cpu=$(sed -n 's/.*receiver cpu \([0-9.]*\) s.*/\1/p' /tmp/rx.out)
+	frags=$(sed -n 's/^stats: kernel: \([0-9]*\) frags.*/\1/p' /tmp/rx.out)
+	held=$(sed -n 's/^parallel: [0-9]* connections, \([0-9]*\) tokens held.*/\1/p' /tmp/rx.out)
+	echo "$n,$rep,$bytes,$time,$cpu,${frags:-0},${held:-0}" >> "$SCALECSV"
+}
+
 if [ "$NIC" = large ]; then
+	SCALECSV=${CSV%/*}/scale-large.csv
+	echo "connections,rep,bytes,time_s,cpu_s,frags,tokens_held_max" > "$SCALECSV"
 	for mtu in 1500 9000; do
 		ip link set "$IF" mtu $mtu && ip -n $NS link set "$PEER" mtu $mtu || exit 1
 		for rep in 1 2 3; do
@@ -132,12 +173,20 @@ if [ "$NIC" = large ]; then
 			rx copy 1048576 $rep 0 || exit 1
 		done
 	done
+	ip link set "$IF" mtu 1500 && ip -n $NS link set "$PEER" mtu 1500 || exit 1
+	for rep in 1 2 3; do
+		for n in 1 4 16 64; do
+			rxpar $n $rep || exit 1
+		done
+	done
 	ethtool -K "$IF" rx-gro-hw off
-	for RXPS in 4096 65536; do
-		for run in 1 2 3; do
-			out=$("$BIN" -f "$IF" --bind-only --size $((1 << 30)) -b $RXPS) || {
-				echo "bind of 1 GiB at $RXPS failed"; exit 1; }
-			echo "$out" | sed -n 's/^bind size_bytes=[0-9]* rx_page_size=\([0-9]*\) niovs=\([0-9]*\) netlink_bind_us=\([0-9]*\) mem_bytes=\([0-9]*\) bytes_per_niov=\([0-9.]*\)$/1024,'"$run"',\2,\3,\4,\5,\1/p' >> "$CSV"
+	for mib in 1024 4096; do
+		for RXPS in 4096 65536; do
+			for run in 1 2 3; do
+				out=$("$BIN" -f "$IF" --bind-only --size $((mib << 20)) -b $RXPS) || {
+					echo "bind of $mib MiB at $RXPS failed"; exit 1; }
+				echo "$out" | sed -n 's/^bind size_bytes=[0-9]* rx_page_size=\([0-9]*\) niovs=\([0-9]*\) netlink_bind_us=\([0-9]*\) mem_bytes=\([0-9]*\) bytes_per_niov=\([0-9.]*\)$/'"$mib,$run"',\2,\3,\4,\5,\1/p' >> "$CSV"
+			done
 		done
 	done
 	echo "BENCH DONE"

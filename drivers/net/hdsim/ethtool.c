@@ -315,6 +315,7 @@ static const char hdsim_rq_stat_names[][ETH_GSTRING_LEN] = {
 	"packets", "bytes", "hds_packets", "hds_payload_bytes",
 	"devmem_payload_bytes", "payload_cpu_syncs", "alloc_fail", "csum_err",
 	"fault_drop", "ring_full", "gro_hw_skbs", "gro_hw_frames",
+	"gro_hw_discarded",
 };
 
 #define HDSIM_RQ_NSTATS	ARRAY_SIZE(hdsim_rq_stat_names)
@@ -370,6 +371,7 @@ static void hdsim_get_ethtool_stats(struct net_device *dev,
 		*data++ = atomic64_read(&s->ring_full);
 		*data++ = READ_ONCE(s->gro_hw_skbs);
 		*data++ = READ_ONCE(s->gro_hw_frames);
+		*data++ = READ_ONCE(s->gro_hw_discarded);
 	}
 }
 

@@ -16,8 +16,10 @@
  *   frame's (the MSS); and it fits in the rest of the buffer.
  * - The aggregate closes (goes to the stack) when a frame does not join,
  *   after a frame with PSH or with less than the MSS joined, when the
- *   buffer cannot take another MSS, and at the end of every NAPI poll:
- *   that is the "timer", no frame waits for frames not yet on the ring.
+ *   buffer cannot take another MSS, and when a NAPI poll drained the
+ *   ring: that is the "timer", no frame waits for frames not yet on the
+ *   wire. A poll that spent its budget leaves the aggregate open for the
+ *   next one, which comes at once.
  * - Out-of-order frames, SYN, FIN, RST, URG, ECE and CWR, and frames the
  *   device does not split never join or open an aggregate; the stack gets
  *   them as before, in wire order.
@@ -214,4 +216,22 @@ void hdsim_hw_gro_flush(struct hdsim_rq *rq)
 	}
 
 	hdsim_rx_deliver(rq, skb, true);
+}
+
+/**
+ * hdsim_hw_gro_discard() - drop the open aggregate of a stopped queue
+ * @rq: RX queue whose NAPI is disabled
+ *
+ * Its frames are lost, as those of a ring being torn down; TCP sends them
+ * again. The payload buffer goes back to its pool with the skb.
+ */
+void hdsim_hw_gro_discard(struct hdsim_rq *rq)
+{
+	struct hdsim_gro_hw *g = &rq->gro_hw;
+
+	if (!g->skb)
+		return;
+	rq->stats.gro_hw_discarded += g->frames;
+	kfree_skb(g->skb);
+	g->skb = NULL;
 }

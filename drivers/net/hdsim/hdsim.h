@@ -54,6 +54,7 @@ struct hdsim_rq_stats {
 	atomic64_t ring_full;	/* dropped on the wire: RX ring full */
 	u64 gro_hw_skbs;	/* aggregates of two or more frames */
 	u64 gro_hw_frames;	/* frames in those aggregates */
+	u64 gro_hw_discarded;	/* frames of aggregates a queue stop dropped */
 };
 
 /* Where the device found the headers of a TCP frame it splits. */
@@ -76,7 +77,8 @@ struct hdsim_hdrs {
  * @mss: payload of the first frame; a shorter frame closes the aggregate
  * @frames: frames in the aggregate
  *
- * Owned by the queue's NAPI poll; empty (@skb NULL) outside of it.
+ * Owned by the queue's NAPI poll. Open between two polls only while the
+ * first spent its budget; a queue stop discards it.
  */
 struct hdsim_gro_hw {
 	struct sk_buff *skb;
@@ -179,6 +181,7 @@ extern struct rtnl_link_ops hdsim_link_ops;
 bool hdsim_hw_gro_add(struct hdsim_rq *rq, struct sk_buff *src,
 		      const struct hdsim_hdrs *h);
 void hdsim_hw_gro_flush(struct hdsim_rq *rq);
+void hdsim_hw_gro_discard(struct hdsim_rq *rq);
 #else
 static inline bool hdsim_hw_gro_add(struct hdsim_rq *rq, struct sk_buff *src,
 				    const struct hdsim_hdrs *h)
@@ -187,6 +190,10 @@ static inline bool hdsim_hw_gro_add(struct hdsim_rq *rq, struct sk_buff *src,
 }
 
 static inline void hdsim_hw_gro_flush(struct hdsim_rq *rq)
+{
+}
+
+static inline void hdsim_hw_gro_discard(struct hdsim_rq *rq)
 {
 }
 #endif

@@ -279,8 +279,12 @@ static int hdsim_napi_poll(struct napi_struct *napi, int budget)
 		hdsim_rx_one(rq, src);
 		done++;
 	}
-	/* an aggregate never outlives the poll that opened it */
-	hdsim_hw_gro_flush(rq);
+	/* The ring is drained: an aggregate waits for no frame that is not
+	 * on the wire yet. With the budget spent the poll comes back at
+	 * once, and the aggregate stays open for the frames still queued.
+	 */
+	if (done < budget)
+		hdsim_hw_gro_flush(rq);
 
 	hdsim_wake_sender(rq);
 
@@ -437,6 +441,8 @@ static void hdsim_rq_start(struct hdsim_rq *rq, struct hdsim_rq_mem *mem)
 static void hdsim_rq_stop(struct hdsim_rq *rq, struct hdsim_rq_mem *mem)
 {
 	napi_disable(&rq->napi);
+	/* the last poll may have spent its budget with an aggregate open */
+	hdsim_hw_gro_discard(rq);
 	*mem = rq->mem;
 	memset(&rq->mem, 0, sizeof(rq->mem));
 }
@@ -517,6 +523,7 @@ static void hdsim_get_stats64(struct net_device *dev,
 		stats->rx_bytes += READ_ONCE(s->bytes);
 		stats->rx_dropped += READ_ONCE(s->alloc_fail) +
 				     READ_ONCE(s->fault_drop) +
+				     READ_ONCE(s->gro_hw_discarded) +
 				     atomic64_read(&s->ring_full);
 		stats->rx_crc_errors += READ_ONCE(s->csum_err);
 	}

@@ -363,6 +363,48 @@ TEST_F_TIMEOUT(large, two_sizes_on_one_device_work_independently, 300)
 	EXPECT_EQ(0, devmem_env_rx_pool(&self->c.env, QUEUE_B, "unreadable"));
 }
 
+/*
+ * Queue restarts in the middle of a packed stream: an aggregate open at
+ * the stop is dropped with its buffer (TCP sends it again), the queue
+ * comes back on the same binding, and every byte still lands in the
+ * dmabuf, in order.
+ */
+TEST_F_TIMEOUT(large, queue_restarts_under_packing_lose_nothing, 300)
+{
+	size_t bytes = 16 << 20, next = 1 << 20;
+	char knob[128];
+	struct stream st = { .map_size = BUF_SIZE };
+	int restarts = 0;
+	pid_t pid;
+	int fd;
+
+	snprintf(knob, sizeof(knob),
+		 "/sys/kernel/debug/hdsim/hdsim%u/port0/queue_restart",
+		 self->c.env.dev_id);
+	ASSERT_EQ(0, ethtool_feature(self->c.env.ifname, "rx-gro-hw", true));
+	ASSERT_EQ(0, bind_buf(&self->c.nl, &self->c.env, &self->c.a, BUF_SIZE,
+			      0, true, QUEUE_A, 65536));
+	fd = devmem_env_stream(&self->c.env, bytes, &pid);
+	ASSERT_GE(fd, 0);
+	while (st.bytes < bytes) {
+		ASSERT_GT(recv_step(fd, self->c.a.map, &st, false, SIZE_MAX), 0);
+		if (restarts < 3 && st.bytes >= next) {
+			EXPECT_EQ(0, run("echo %d > %s", QUEUE_A, knob));
+			restarts++;
+			next += 4 << 20;
+		}
+	}
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+	ethtool_feature(self->c.env.ifname, "rx-gro-hw", false);
+
+	EXPECT_EQ(3, restarts);
+	EXPECT_EQ(bytes, st.devmem);
+	EXPECT_EQ(0, st.errors);
+	EXPECT_EQ(65536, devmem_env_rx_pool(&self->c.env, QUEUE_A, "buf_size"));
+	EXPECT_EQ(1, devmem_env_rx_pool(&self->c.env, QUEUE_A, "unreadable"));
+}
+
 TEST_F(large, page_pool_reports_net_iov_size_in_inflight_mem)
 {
 	struct devmem_pool_info pools[256];

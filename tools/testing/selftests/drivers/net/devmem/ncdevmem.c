@@ -21,7 +21,7 @@
  * --allow-host (readable data is not an error), --connections N (accept N
  * connections one after the other on one binding), --unbind-after BYTES
  * (close the binding's netlink socket mid-stream: the rest arrives in host
- * memory).
+ * memory), --parallel (the N connections at once, read as data comes).
  */
 #define _GNU_SOURCE
 /* struct dmabuf_cmsg and dmabuf_token come from the uapi header, whose
@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -78,6 +79,7 @@ static int num_queues = -1;
 static size_t dmabuf_size = 64 << 20;
 static uint32_t rx_page_size;	/* -b; 0: the kernel's default */
 static bool fail_on_linear;	/* -L */
+static bool parallel;		/* --parallel: connections at once */
 static bool want_sha256, want_stats, allow_host, show_queues;
 static const char *set_hds;
 static bool bind_only;
@@ -446,6 +448,37 @@ static int handle_msg(int fd, struct msghdr *msg, ssize_t n,
 	return ret;
 }
 
+/*
+ * One recvmsg(MSG_SOCK_DEVMEM) of up to --read-size bytes, its cmsgs
+ * handled. Returns the bytes, 0 at EOF, -EAGAIN if interrupted or nothing
+ * was there, or another -errno (printed).
+ */
+static ssize_t receive_one(int fd, uint32_t dmabuf_id, struct rx_stats *st,
+			   struct token_batch *batch, EVP_MD_CTX *sha,
+			   char *iov_buf, char *ctrl, int flags)
+{
+	struct iovec iov = { .iov_base = iov_buf, .iov_len = read_size };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctrl,
+		.msg_controllen = CTRL_LEN,
+	};
+	ssize_t n;
+
+	n = recvmsg(fd, &msg, MSG_SOCK_DEVMEM | flags);
+	st->recvmsg_calls++;
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return -EAGAIN;
+	if (n < 0) {
+		fprintf(stderr, "recvmsg: %s\n", strerror(errno));
+		return -errno;
+	}
+	if (n && handle_msg(fd, &msg, n, dmabuf_id, batch, st, sha))
+		return -EIO;
+	return n;
+}
+
 /* Receive one connection until EOF, a signal or an error. */
 static int receive(int fd, uint32_t dmabuf_id, struct rx_stats *st,
 		   EVP_MD_CTX *sha)
@@ -461,27 +494,17 @@ static int receive(int fd, uint32_t dmabuf_id, struct rx_stats *st,
 		goto out_free;
 	}
 	while (!atomic_load(&stop) && !ret) {
-		struct iovec iov = { .iov_base = iov_buf, .iov_len = read_size };
-		struct msghdr msg = {
-			.msg_iov = &iov,
-			.msg_iovlen = 1,
-			.msg_control = ctrl,
-			.msg_controllen = CTRL_LEN,
-		};
 		ssize_t n;
 
-		n = recvmsg(fd, &msg, MSG_SOCK_DEVMEM);
-		st->recvmsg_calls++;
+		n = receive_one(fd, dmabuf_id, st, &batch, sha, iov_buf, ctrl, 0);
 		if (n == 0)
 			break;
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		if (n == -EAGAIN)
 			continue;
 		if (n < 0) {
-			fprintf(stderr, "recvmsg: %s\n", strerror(errno));
-			ret = -errno;
+			ret = n;
 			break;
 		}
-		ret = handle_msg(fd, &msg, n, dmabuf_id, &batch, st, sha);
 		if (bound_nl && unbind_after && st->bytes >= unbind_after) {
 			/* the queue restarts on host memory; the rest of
 			 * the stream arrives there, the tokens held stay
@@ -530,7 +553,8 @@ static int listen_server(const char *what)
 	}
 	lfd = socket(AF_INET6, SOCK_STREAM, 0);
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1)) {
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(lfd, connections > 1 ? connections : 1)) {
 		fprintf(stderr, "listen on %s port %u: %s\n", server_ip, port,
 			strerror(errno));
 		close(lfd);
@@ -644,11 +668,118 @@ struct server_run {
 	struct kernel_stats k0;
 };
 
+/* One of the --parallel connections. */
+struct conn {
+	int fd;
+	bool done;
+	struct rx_stats st;
+	struct token_batch batch;
+};
+
+/*
+ * --connections N --parallel: accept N connections, then read them as
+ * their data comes (poll), all on this binding; each is validated on its
+ * own, and gives back the tokens of each read before the next. Prints
+ * the most tokens held at once (one read's), all connections together.
+ */
+static int serve_parallel(int lfd, uint32_t id, struct server_run *run)
+{
+	uint64_t held, held_max = 0;
+	int i, j, left, ret = 0;
+	struct pollfd *pfd;
+	char *iov_buf, *ctrl;
+	struct conn *c;
+	double t0, cpu0;
+
+	c = calloc(connections, sizeof(*c));
+	pfd = calloc(connections, sizeof(*pfd));
+	iov_buf = malloc(IOV_LEN);
+	ctrl = malloc(CTRL_LEN);
+	if (!c || !pfd || !iov_buf || !ctrl) {
+		ret = 1;
+		goto out_free;
+	}
+	for (i = 0; i < connections; i++)
+		c[i].fd = -1;
+	for (i = 0; i < connections; i++) {
+		c[i].fd = accept(lfd, NULL, NULL);
+		if (c[i].fd < 0) {
+			fprintf(stderr, "accept: %s\n", strerror(errno));
+			ret = 1;
+			goto out_close;
+		}
+	}
+
+	cpu0 = thread_cpu();
+	t0 = now();
+	for (left = connections; left && !ret && !atomic_load(&stop);) {
+		for (i = 0; i < connections; i++) {
+			pfd[i].fd = c[i].done ? -1 : c[i].fd;
+			pfd[i].events = POLLIN;
+		}
+		if (poll(pfd, connections, 1000) < 0 && errno != EINTR) {
+			ret = 1;
+			break;
+		}
+		for (i = 0; i < connections && !ret; i++) {
+			ssize_t n;
+
+			if (c[i].done || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			n = receive_one(c[i].fd, id, &c[i].st, &c[i].batch, NULL,
+					iov_buf, ctrl, MSG_DONTWAIT);
+			held = 0;
+			for (j = 0; j < connections; j++)
+				held += c[j].batch.frags;
+			if (held > held_max)
+				held_max = held;
+			/* Give the frags of each read back right away: with
+			 * many connections, per-connection batches could
+			 * hold every net_iov of the binding between them.
+			 */
+			if (n > 0 && return_tokens(c[i].fd, &c[i].batch, &c[i].st))
+				ret = 1;
+			if (n == 0) {
+				ret = return_tokens(c[i].fd, &c[i].batch, &c[i].st) ? 1 : 0;
+				c[i].done = true;
+				left--;
+			} else if (n < 0 && n != -EAGAIN) {
+				ret = 1;
+			}
+		}
+	}
+	run->elapsed += now() - t0;
+	run->cpu += thread_cpu() - cpu0;
+
+	for (i = 0; i < connections; i++) {
+		if (!c[i].done && return_tokens(c[i].fd, &c[i].batch, &c[i].st))
+			ret = 1;
+		rx_stats_add(&run->st, &c[i].st);
+		if (!c[i].done || c[i].st.errors)
+			ret = 1;
+	}
+	printf("parallel: %d connections, %llu tokens held at most (all connections)\n",
+	       connections, (unsigned long long)held_max);
+out_close:
+	for (i = 0; i < connections; i++)
+		if (c[i].fd >= 0)
+			close(c[i].fd);
+out_free:
+	free(ctrl);
+	free(iov_buf);
+	free(pfd);
+	free(c);
+	return ret;
+}
+
 /* --connections: accept them one after the other, all on this binding. */
 static int serve_connections(int lfd, uint32_t id, struct server_run *run)
 {
 	int conn, fd, ret = 0;
 	double t0, cpu0;
+
+	if (parallel)
+		return serve_parallel(lfd, id, run);
 
 	for (conn = 0; conn < connections && !atomic_load(&stop); conn++) {
 		struct rx_stats cs = {};
@@ -1018,7 +1149,7 @@ static void help(const char *prog)
 		"usage: %s -l -f IF -s ADDR [-c CLIENT] [-p PORT] [-v N] [-q NUM] [-t FIRST]\n"
 		"          [-b RX_PAGE_SIZE] [-L]\n"
 		"          [--sha256] [--stats] [--size BYTES] [--memory udmabuf|heap|cuda|rocm]\n"
-		"          [--allow-host] [--connections N] [--unbind-after BYTES]\n"
+		"          [--allow-host] [--connections N [--parallel]] [--unbind-after BYTES]\n"
 		"       %s -f IF                  (bind self-tests)\n"
 		"       %s -f IF --show-queues    (what backs each RX queue)\n"
 		"       %s --pools                (page pools, in flight, detached)\n"
@@ -1046,6 +1177,7 @@ static const struct option longopts[] = {
 	{ "connections", required_argument, NULL, 'K' },
 	{ "pools", no_argument, NULL, 'P' },
 	{ "unbind-after", required_argument, NULL, 'U' },
+	{ "parallel", no_argument, NULL, 'W' },
 	{}
 };
 
@@ -1146,6 +1278,9 @@ static enum mode parse_args(int argc, char **argv)
 		case 'P':
 			pools = true;
 			break;
+		case 'W':
+			parallel = true;
+			break;
 		default:
 			if (!parse_value(opt, optarg))
 				help(argv[0]);
@@ -1153,6 +1288,9 @@ static enum mode parse_args(int argc, char **argv)
 	}
 	if (pools)
 		return SHOW_POOLS;
+	/* one hash over interleaved streams would mean nothing */
+	if (parallel && want_sha256)
+		help(argv[0]);
 	if (listen_mode && (!server_ip || (!copy_mode && !ifname)))
 		help(argv[0]);
 	if (listen_mode)
