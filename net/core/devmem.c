@@ -137,6 +137,39 @@ int net_devmem_check_device(struct net_device *dev, u32 rx_page_size,
 	return 0;
 }
 
+/* Bytes of the mapping @sgt if it can be cut into net_iovs of
+ * @rx_page_size, else 0. net_iov i sits at byte offset i * rx_page_size
+ * of the dmabuf, which holds as long as every DMA segment is made of
+ * whole net_iovs; one that straddled two segments would not be
+ * contiguous for the device.
+ */
+static size_t net_devmem_mapped_size(struct sg_table *sgt, u32 rx_page_size,
+				     struct netlink_ext_ack *extack)
+{
+	struct scatterlist *sg;
+	size_t size = 0;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		if (IS_ALIGNED(sg_dma_address(sg), rx_page_size) &&
+		    IS_ALIGNED(sg_dma_len(sg), rx_page_size)) {
+			size += sg_dma_len(sg);
+			continue;
+		}
+		if (rx_page_size == PAGE_SIZE)
+			NL_SET_ERR_MSG(extack, "dmabuf DMA segment is not page aligned");
+		else
+			NL_SET_ERR_MSG(extack, "dmabuf DMA segment is not aligned to rx-page-size");
+		return 0;
+	}
+	if (!size || size / rx_page_size > U32_MAX) {
+		NL_SET_ERR_MSG(extack, "dmabuf size not supported");
+		return 0;
+	}
+
+	return size;
+}
+
 /**
  * net_devmem_bind_dmabuf() - map a dmabuf for a device and carve it up
  * @dev: device whose DMA device the dmabuf is attached to
@@ -213,26 +246,9 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 		goto err_detach;
 	}
 
-	/* net_iov i sits at byte offset i * rx_page_size of the dmabuf,
-	 * which holds as long as every DMA segment is made of whole
-	 * net_iovs; one that straddles two segments would not be
-	 * contiguous for the device.
-	 */
-	for_each_sgtable_dma_sg(binding->sgt, sg, sgi) {
-		if (!IS_ALIGNED(sg_dma_address(sg), rx_page_size) ||
-		    !IS_ALIGNED(sg_dma_len(sg), rx_page_size)) {
-			err = -EINVAL;
-			if (rx_page_size == PAGE_SIZE)
-				NL_SET_ERR_MSG(extack, "dmabuf DMA segment is not page aligned");
-			else
-				NL_SET_ERR_MSG(extack, "dmabuf DMA segment is not aligned to rx-page-size");
-			goto err_unmap;
-		}
-		size += sg_dma_len(sg);
-	}
-	if (!size || size / rx_page_size > U32_MAX) {
+	size = net_devmem_mapped_size(binding->sgt, rx_page_size, extack);
+	if (!size) {
 		err = -EINVAL;
-		NL_SET_ERR_MSG(extack, "dmabuf size not supported");
 		goto err_unmap;
 	}
 
@@ -357,7 +373,6 @@ int net_devmem_bind_dmabuf_to_queue(struct net_device *dev, u32 rxq_idx,
 	err = net_devmem_check_header_split(dev, extack);
 	if (err)
 		return err;
-
 
 	err = xa_alloc(&binding->bound_rxqs, &xa_idx, rxq, xa_limit_32b,
 		       GFP_KERNEL);

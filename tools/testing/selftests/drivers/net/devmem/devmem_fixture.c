@@ -249,10 +249,10 @@ long devmem_env_rx_pool(const struct devmem_env *env, unsigned int q,
 		if (sscanf(line, "queue %u", &lq) != 1 || lq != q)
 			continue;
 		/* "queue Q key value key value ..." */
-		strtok_r(line, " \n", &save);
-		strtok_r(NULL, " \n", &save);
-		while ((tok = strtok_r(NULL, " \n", &save))) {
-			char *val = strtok_r(NULL, " \n", &save);
+		strtok_r(line, "\n ", &save);
+		strtok_r(NULL, "\n ", &save);
+		while ((tok = strtok_r(NULL, "\n ", &save))) {
+			char *val = strtok_r(NULL, "\n ", &save);
 
 			if (val && !strcmp(tok, key))
 				v = strtol(val, NULL, 0);

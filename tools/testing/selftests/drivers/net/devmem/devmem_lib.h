@@ -130,15 +130,16 @@ static inline int hugepages_ensure(unsigned long n)
 {
 	unsigned long total = 0, free_pages = 0;
 	char line[128];
+	int found = 0;
 	FILE *f;
 
 	f = fopen("/proc/meminfo", "r");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		sscanf(line, "HugePages_Total: %lu", &total);
-		sscanf(line, "HugePages_Free: %lu", &free_pages);
-	}
+	/* HugePages_Total comes before HugePages_Free */
+	while (found < 2 && fgets(line, sizeof(line), f))
+		found += sscanf(line, "HugePages_Total: %lu", &total) == 1 ||
+			 sscanf(line, "HugePages_Free: %lu", &free_pages) == 1;
 	fclose(f);
 	if (free_pages >= n)
 		return 0;
@@ -153,7 +154,8 @@ static inline int hugepages_ensure(unsigned long n)
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f))
-		sscanf(line, "HugePages_Free: %lu", &free_pages);
+		if (sscanf(line, "HugePages_Free: %lu", &free_pages) == 1)
+			break;
 	fclose(f);
 	return free_pages >= n ? 0 : -ENOMEM;
 }

@@ -118,7 +118,7 @@ hds_case()
 	./ncdevmem -f "$IF" --bind-only --size $((4 << 20)) -b 65536 |
 		grep -q "^bind size_bytes=4194304 rx_page_size=65536 niovs=64 "
 }
-ktap_check "--hds off refuses a bind, --hds on and --bind-only bind (-b 65536: 64 net_iovs)" hds_case
+ktap_check "--hds off refuses a bind, on binds (-b 65536: 64 net_iovs)" hds_case
 queues_case()
 {
 	[ "$(./ncdevmem -f "$IF" --show-queues | grep -c ": host memory$")" = 4 ] &&

@@ -55,7 +55,7 @@ static void bound_close(struct bound *b)
 }
 
 static void ctx_setup(struct __test_metadata *_metadata,
-			struct large_ctx *self)
+		      struct large_ctx *self)
 {
 	const struct devmem_env_cfg cfg = {
 		.name = "large",
@@ -68,7 +68,8 @@ static void ctx_setup(struct __test_metadata *_metadata,
 		.listen_port = PORT_A,
 	};
 
-	self->a.fd = self->b.fd = -1;
+	self->a.fd = -1;
+	self->b.fd = -1;
 	if (!devmem_env_available())
 		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
 	ASSERT_EQ(0, devmem_env_setup(&self->env, &cfg));
@@ -80,7 +81,7 @@ static void ctx_setup(struct __test_metadata *_metadata,
 }
 
 static void ctx_teardown(struct __test_metadata *_metadata,
-			   struct large_ctx *self)
+			 struct large_ctx *self)
 {
 	devmem_nl_close(&self->nl);
 	bound_close(&self->a);
@@ -299,14 +300,18 @@ TEST_F_TIMEOUT(stream, lands_in_large_niovs, 300)
 	EXPECT_EQ(0, st.errors);
 	skbs = ethtool_stat(self->c.env.ifname, "rx2_gro_hw_skbs") - skbs0;
 	frames = ethtool_stat(self->c.env.ifname, "rx2_gro_hw_frames") - frames0;
-	TH_LOG("%u-byte net_iovs, packing %s: %zu cmsgs for %lu bytes, %lld aggregates of %lld frames",
-	       size, variant->packing ? "on" : "off", st.frags, STREAM_BYTES,
-	       (long long)skbs, (long long)frames);
+	TH_LOG("%u-byte net_iovs, packing %s: %zu cmsgs for %lu bytes",
+	       size, variant->packing ? "on" : "off", st.frags, STREAM_BYTES);
+	TH_LOG("%lld aggregates of %lld frames", (long long)skbs,
+	       (long long)frames);
 	if (variant->packing) {
-		/* a few segments per cmsg at least; ~45 at 64 KiB */
+		/* fewer cmsgs than segments (a GiB takes ~17,000 at 64 KiB
+		 * in make bench; how many frames share one depends on how
+		 * fast the sender is against the NAPI polls)
+		 */
 		EXPECT_GT(skbs, 0);
 		EXPECT_GE(frames, 2 * skbs);
-		EXPECT_LT(st.frags, STREAM_BYTES / (size / 4));
+		EXPECT_LT(st.frags, STREAM_BYTES / 1448 * 3 / 4);
 	} else {
 		/* one segment (<= 1448 bytes) per buffer, so per cmsg */
 		EXPECT_EQ(0, skbs);

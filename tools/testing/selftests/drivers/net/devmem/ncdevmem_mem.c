@@ -30,7 +30,7 @@ static int udmabuf_mem_alloc(struct devmem_mem *m)
 {
 	m->fd = udmabuf_alloc_at(m->size, 0, m->huge, NULL);
 	if (m->fd < 0)
-		fprintf(stderr, "udmabuf: %s (CONFIG_UDMABUF? size above udmabuf.size_limit_mb?%s)\n",
+		fprintf(stderr, "udmabuf: %s (CONFIG_UDMABUF? above udmabuf.size_limit_mb?%s)\n",
 			strerror(-m->fd),
 			m->huge ? " huge pages: CONFIG_HUGETLBFS, vm.nr_hugepages?" : "");
 	return m->fd < 0 ? m->fd : 0;
