@@ -59,6 +59,12 @@ done
 # and into a plain recv() buffer, interleaved.
 head -c $((MIB << 20)) /dev/zero | tr '\0' 'x' > /tmp/bench.data
 
+# rx_field <sed regex with one group>: that group from ncdevmem's report
+rx_field()
+{
+	sed -n "s/$1/\\1/p" /tmp/rx.out
+}
+
 # rx <mode> <read size> <rep> <dontneed batch>
 rx()
 {
@@ -102,20 +108,20 @@ rx()
 	fi
 	wait $pid || { cat /tmp/rx.log; return 1; }
 	local bytes time cpu dn calls
-	bytes=$(sed -n 's/^received \([0-9]*\) bytes.*/\1/p' /tmp/rx.out)
-	time=$(sed -n 's/^stats: time \([0-9.]*\) s.*/\1/p' /tmp/rx.out)
-	cpu=$(sed -n 's/.*receiver cpu \([0-9.]*\) s.*/\1/p' /tmp/rx.out)
-	dn=$(sed -n 's/^stats: DONTNEED \([0-9]*\) ns per token.*/\1/p' /tmp/rx.out)
-	calls=$(sed -n 's/^stats: recvmsg.*DONTNEED calls \([0-9]*\).*/\1/p' /tmp/rx.out)
+	bytes=$(rx_field '^received \([0-9]*\) bytes.*')
+	time=$(rx_field '^stats: time \([0-9.]*\) s.*')
+	cpu=$(rx_field '.*receiver cpu \([0-9.]*\) s.*')
+	dn=$(rx_field '^stats: DONTNEED \([0-9]*\) ns per token.*')
+	calls=$(rx_field '^stats: recvmsg.*DONTNEED calls \([0-9]*\).*')
 	# syscalls that moved the stream, cmsgs, and payload bytes the CPU
 	# copied: the kernel's own counter for devmem, every byte for recv()
 	local rcalls frags copied
 	if [ "$mode" = devmem ]; then
-		rcalls=$(sed -n 's/^stats: recvmsg calls \([0-9]*\),.*/\1/p' /tmp/rx.out)
-		frags=$(sed -n 's/^stats: kernel: \([0-9]*\) frags.*/\1/p' /tmp/rx.out)
-		copied=$(sed -n 's/.* \([0-9]*\) payload bytes copied by the CPU.*/\1/p' /tmp/rx.out)
+		rcalls=$(rx_field '^stats: recvmsg calls \([0-9]*\),.*')
+		frags=$(rx_field '^stats: kernel: \([0-9]*\) frags.*')
+		copied=$(rx_field '.* \([0-9]*\) payload bytes copied by the CPU.*')
 	else
-		rcalls=$(sed -n 's/^stats: recv calls \([0-9]*\)/\1/p' /tmp/rx.out)
+		rcalls=$(rx_field '^stats: recv calls \([0-9]*\)')
 		frags=0
 		copied=$bytes
 	fi
@@ -150,11 +156,11 @@ rxpar()
 		return 1
 	fi
 	local bytes time cpu frags held
-	bytes=$(sed -n 's/^received \([0-9]*\) bytes.*/\1/p' /tmp/rx.out)
-	time=$(sed -n 's/^stats: time \([0-9.]*\) s.*/\1/p' /tmp/rx.out)
-	cpu=$(sed -n 's/.*receiver cpu \([0-9.]*\) s.*/\1/p' /tmp/rx.out)
-	frags=$(sed -n 's/^stats: kernel: \([0-9]*\) frags.*/\1/p' /tmp/rx.out)
-	held=$(sed -n 's/^parallel: [0-9]* connections, \([0-9]*\) tokens held.*/\1/p' /tmp/rx.out)
+	bytes=$(rx_field '^received \([0-9]*\) bytes.*')
+	time=$(rx_field '^stats: time \([0-9.]*\) s.*')
+	cpu=$(rx_field '.*receiver cpu \([0-9.]*\) s.*')
+	frags=$(rx_field '^stats: kernel: \([0-9]*\) frags.*')
+	held=$(rx_field '^parallel: [0-9]* connections, \([0-9]*\) tokens held.*')
 	echo "$n,$rep,$bytes,$time,$cpu,${frags:-0},${held:-0}" >> "$SCALECSV"
 }
 

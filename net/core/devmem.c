@@ -201,11 +201,6 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 	if (!dev->dev.parent)
 		return ERR_PTR(-EOPNOTSUPP);
 
-	if (rx_page_size < PAGE_SIZE || !is_power_of_2(rx_page_size)) {
-		NL_SET_ERR_MSG(extack, "rx-page-size must be a power of two, at least PAGE_SIZE");
-		return ERR_PTR(-EINVAL);
-	}
-
 	dmabuf = dma_buf_get(dmabuf_fd);
 	if (IS_ERR(dmabuf)) {
 		NL_SET_ERR_MSG(extack, "fd is not a dmabuf");

@@ -136,14 +136,14 @@ void hdsim_rx_payload(struct hdsim_rq *rq, netmem_ref buf,
 	/* As a real driver does: host payload is synced for the CPU; a
 	 * dmabuf address is not this device's to sync.
 	 */
-	if (!netmem_is_net_iov(buf)) {
+	rq->stats.hds_payload_bytes += len;
+	if (netmem_is_net_iov(buf)) {
+		rq->stats.devmem_payload_bytes += len;
+	} else {
 		dma_sync_single_for_cpu(&rq->port->hdev->dev, addr, len,
 					DMA_FROM_DEVICE);
 		rq->stats.payload_cpu_syncs++;
 	}
-	rq->stats.hds_payload_bytes += len;
-	if (netmem_is_net_iov(buf))
-		rq->stats.devmem_payload_bytes += len;
 }
 
 /* Split: headers to a header buffer, payload to payload buffers, one
