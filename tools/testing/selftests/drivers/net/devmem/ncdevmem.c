@@ -878,6 +878,20 @@ static int server_receive(int lfd, uint32_t id)
 	return ret || run.st.errors;
 }
 
+/*
+ * A batch of tokens held back for one SO_DEVMEM_DONTNEED must not pin
+ * more than a quarter of the binding's net_iovs: with large net_iovs
+ * and one segment each, a batch of 1024 could hold all of them, and the
+ * NIC would have no buffer left for the frags that would fill it.
+ */
+static void limit_token_batch(void)
+{
+	size_t quarter = dmabuf_size / (rx_page_size ?: getpagesize()) / 4;
+
+	if ((size_t)dontneed_batch > quarter)
+		dontneed_batch = quarter ? quarter : 1;
+}
+
 static int do_server(void)
 {
 	int err, lfd, ret = 1;
@@ -905,6 +919,7 @@ static int do_server(void)
 			ret = KSFT_SKIP;	/* no GPU here */
 		goto out_nl;
 	}
+	limit_token_batch();
 	if (nic_setup(&nl))
 		goto out_restore;
 	print_queue_stats("before");
