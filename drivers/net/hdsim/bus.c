@@ -2,9 +2,12 @@
 /*
  * hdsim device lifecycle, netdevsim style:
  *
- *   echo "ID [QUEUES]" > /sys/bus/hdsim/new_device
+ *   echo "ID [QUEUES [RX_BUF_MAX]]" > /sys/bus/hdsim/new_device
  *	creates device hdsimID with two linked ports (dev_port 0 and 1),
- *	QUEUES RX/TX queue pairs each (default 4, at most 16)
+ *	QUEUES RX/TX queue pairs each (default 4, at most 16), taking
+ *	payload buffers of up to RX_BUF_MAX bytes from a memory provider
+ *	(a power of two, PAGE_SIZE to 2 MiB, default 2 MiB; PAGE_SIZE
+ *	makes a device that has not opted in to larger buffers)
  *   echo ID > /sys/bus/hdsim/del_device
  *	removes the device and whatever ports it still has
  *
@@ -16,6 +19,7 @@
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/list.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rtnetlink.h>
@@ -75,16 +79,20 @@ static void hdsim_dev_del(struct hdsim_dev *hdev)
 static ssize_t new_device_store(struct bus_type *bus, const char *buf,
 				size_t count)
 {
+	unsigned int rx_buf_max = HDSIM_RX_BUF_MAX;
 	unsigned int queues = HDSIM_DEF_QUEUES;
 	struct hdsim_dev *hdev;
 	char name[16];
 	u32 id;
 	int err;
 
-	err = sscanf(buf, "%u %u", &id, &queues);
+	err = sscanf(buf, "%u %u %u", &id, &queues, &rx_buf_max);
 	if (err < 1)
 		return -EINVAL;
 	if (!queues || queues > HDSIM_MAX_QUEUES)
+		return -EINVAL;
+	if (!is_power_of_2(rx_buf_max) || rx_buf_max < PAGE_SIZE ||
+	    rx_buf_max > HDSIM_RX_BUF_MAX)
 		return -EINVAL;
 
 	mutex_lock(&hdsim_devs_lock);
@@ -100,6 +108,10 @@ static ssize_t new_device_store(struct bus_type *bus, const char *buf,
 	}
 	hdev->id = id;
 	hdev->num_queues = queues;
+	hdev->queue_mgmt_ops = hdsim_queue_mgmt_ops;
+	/* at PAGE_SIZE: no opt-in, as a driver without the field */
+	hdev->queue_mgmt_ops.rx_buf_size_max =
+		rx_buf_max > PAGE_SIZE ? rx_buf_max : 0;
 	hdev->dev.id = id;
 	hdev->dev.bus = &hdsim_bus;
 	hdev->dev.type = &hdsim_dev_type;

@@ -20,6 +20,7 @@
 #include <linux/sizes.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
+#include <net/netdev_queues.h>
 #include <net/netmem.h>
 #include <net/page_pool.h>
 
@@ -151,6 +152,8 @@ struct hdsim_dev {
 	unsigned int num_queues;
 	struct hdsim_port *ports[2];	/* RTNL */
 	struct dentry *ddir;
+	/* hdsim_queue_mgmt_ops with this device's largest Rx buffer */
+	struct netdev_queue_mgmt_ops queue_mgmt_ops;
 };
 
 /* Size of the payload buffers of @rq's payload pool. */
@@ -160,6 +163,7 @@ static inline unsigned int hdsim_rx_buf_size(const struct hdsim_rq *rq)
 }
 
 /* netdev.c */
+extern const struct netdev_queue_mgmt_ops hdsim_queue_mgmt_ops;
 void hdsim_dma_write(struct hdsim_dev *hdev, dma_addr_t dma,
 		     const struct sk_buff *src, int off, int len);
 struct sk_buff *hdsim_rx_hdr_skb(struct hdsim_rq *rq, struct sk_buff *src,

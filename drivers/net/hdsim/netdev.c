@@ -605,7 +605,8 @@ static int hdsim_queue_stop(struct net_device *dev, void *per_q_mem, int idx)
 	return 0;
 }
 
-static const struct netdev_queue_mgmt_ops hdsim_queue_mgmt_ops = {
+/* A device's copy of these carries its own rx_buf_size_max (new_device). */
+const struct netdev_queue_mgmt_ops hdsim_queue_mgmt_ops = {
 	.ndo_queue_mem_size	= sizeof(struct hdsim_rq_mem),
 	.ndo_queue_mem_alloc	= hdsim_queue_mem_alloc,
 	.ndo_queue_mem_free	= hdsim_queue_mem_free,
@@ -630,7 +631,6 @@ static void hdsim_setup(struct net_device *dev)
 	ether_setup(dev);
 	dev->netdev_ops = &hdsim_netdev_ops;
 	dev->ethtool_ops = &hdsim_ethtool_ops;
-	dev->queue_mgmt_ops = &hdsim_queue_mgmt_ops;
 	dev->rtnl_link_ops = &hdsim_link_ops;
 	dev->needs_free_netdev = true;
 	dev->min_mtu = ETH_MIN_MTU;
@@ -752,6 +752,7 @@ int hdsim_port_create(struct hdsim_dev *hdev, unsigned int port_idx)
 	hdsim_ethtool_init(port);
 
 	SET_NETDEV_DEV(dev, &hdev->dev);
+	dev->queue_mgmt_ops = &hdev->queue_mgmt_ops;
 	dev->dev_port = port_idx;
 	eth_hw_addr_random(dev);
 	netif_carrier_off(dev);

@@ -181,6 +181,41 @@ TEST_F(large, size_above_the_device_maximum_is_einval)
 	EXPECT_EQ(0, devmem_bindings_live());
 }
 
+/* a device created with RX_BUF_MAX = PAGE_SIZE never opted in */
+TEST_F(large, driver_without_opt_in_is_eopnotsupp)
+{
+	const unsigned int dev_id = self->c.env.dev_id + 100;
+	char name[IFNAMSIZ];
+	int ifindex;
+
+	ASSERT_EQ(0, write_file(HDSIM_SYS "/new_device", "%u 1 %lu", dev_id,
+				sysconf(_SC_PAGESIZE)));
+	ifindex = hdsim_port(dev_id, 0, name);
+	if (ifindex > 0 && !link_set_up(NULL, ifindex) &&
+	    !ethtool_set_hds(&self->c.nl, ifindex, true)) {
+		struct devmem_queue q = { 0, UP_NETDEV_QUEUE_TYPE_RX };
+
+		self->c.a.size = 4 << 20;
+		self->c.a.fd = udmabuf_alloc_at(self->c.a.size, 0, false, NULL);
+		ASSERT_LE(0, self->c.a.fd);
+		self->c.nl.rx_page_size = 16384;
+		EXPECT_EQ(-EOPNOTSUPP, devmem_bind_rx(&self->c.nl, ifindex,
+						      self->c.a.fd, &q, 1,
+						      &self->c.a.id));
+		EXPECT_NE(NULL, strstr(self->c.nl.extack,
+				       "does not support rx-page-size above PAGE_SIZE"));
+		/* without the attribute the same device binds */
+		self->c.nl.rx_page_size = 0;
+		EXPECT_EQ(0, devmem_bind_rx(&self->c.nl, ifindex, self->c.a.fd,
+					    &q, 1, &self->c.a.id));
+		EXPECT_EQ(1, devmem_bindings_live());
+	}
+	EXPECT_EQ(0, hdsim_del(dev_id));
+	ASSERT_LT(0, ifindex);
+	/* the device went with its binding */
+	EXPECT_EQ(0, devmem_bindings_live());
+}
+
 TEST_F(large, dmabuf_segments_not_aligned_to_the_size_are_einval)
 {
 	/* huge pages, but the dmabuf starts 4 KiB into the first one */

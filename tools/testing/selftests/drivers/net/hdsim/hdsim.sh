@@ -58,10 +58,10 @@ transfer()
 	[ "$got" = "$want" ]
 }
 
-ktap_plan 16
+ktap_plan 17
 
 if [ ! -d /sys/bus/hdsim ]; then
-	for i in $(seq 16); do ktap_skip "hdsim $i" "no hdsim driver"; done
+	for i in $(seq 17); do ktap_skip "hdsim $i" "no hdsim driver"; done
 	ktap_finish
 fi
 debugfs_mounted
@@ -167,6 +167,24 @@ ktap_check "a second rule at a used location: EEXIST" \
 	errno_is "File exists" ethtool -N "$IF" flow-type tcp4 dst-port 7002 action 1 loc 5
 ktap_check "deleting a missing rule: ENOENT" \
 	errno_is "No such file or directory" ethtool -N "$IF" delete 33
+
+# new_device's RX_BUF_MAX: a power of two from PAGE_SIZE to 2 MiB
+bad_rx_buf_max()
+{
+	local page v
+
+	page=$(getconf PAGESIZE)
+	for v in $((page / 2)) $((3 * page)) $((4 << 20)) 0; do
+		echo "$((ID + 1)) 1 $v" > /sys/bus/hdsim/new_device 2>/dev/null &&
+			{ echo "# RX_BUF_MAX $v accepted"; return 1; }
+	done
+	# nothing was created by the refusals; a good value creates one
+	[ ! -e /sys/bus/hdsim/devices/hdsim$((ID + 1)) ] &&
+	echo "$((ID + 1)) 1 $page" > /sys/bus/hdsim/new_device &&
+	echo $((ID + 1)) > /sys/bus/hdsim/del_device
+}
+ktap_check "new_device refuses an RX_BUF_MAX that is no power of two in range" \
+	bad_rx_buf_max
 
 # 8. deleting one end brings the other's carrier down
 ip -n "$NS" link del "$PEER"
