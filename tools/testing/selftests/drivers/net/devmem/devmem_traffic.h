@@ -111,6 +111,23 @@ struct rx_result {
 	struct dmabuf_cmsg frags[512];
 };
 
+/* Collect the devmem cmsgs of a completed recvmsg's @msg into @r. */
+static inline void rx_parse(struct msghdr *msg, struct rx_result *r)
+{
+	struct cmsghdr *cm;
+
+	for (cm = CMSG_FIRSTHDR(msg); cm; cm = CMSG_NXTHDR(msg, cm)) {
+		struct dmabuf_cmsg *dc = (void *)CMSG_DATA(cm);
+
+		if (cm->cmsg_type == SCM_DEVMEM_LINEAR)
+			r->nlinear++;
+		if (cm->cmsg_type == SCM_DEVMEM_DMABUF && r->ndmabuf < 512) {
+			r->frags[r->ndmabuf] = *dc;
+			r->tokens[r->ndmabuf++] = dc->frag_token;
+		}
+	}
+}
+
 static inline void devmem_recv(int fd, size_t len, void *ctrl,
 			       size_t ctrl_len, int flags, struct rx_result *r)
 {
@@ -122,23 +139,12 @@ static inline void devmem_recv(int fd, size_t len, void *ctrl,
 		.msg_control = ctrl,
 		.msg_controllen = ctrl_len,
 	};
-	struct cmsghdr *cm;
 
 	memset(r, 0, sizeof(*r));
 	r->ret = recvmsg(fd, &msg, flags);
 	r->err = r->ret < 0 ? errno : 0;
-	if (r->ret <= 0 || !ctrl)
-		return;
-	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
-		struct dmabuf_cmsg *dc = (void *)CMSG_DATA(cm);
-
-		if (cm->cmsg_type == SCM_DEVMEM_LINEAR)
-			r->nlinear++;
-		if (cm->cmsg_type == SCM_DEVMEM_DMABUF && r->ndmabuf < 512) {
-			r->frags[r->ndmabuf] = *dc;
-			r->tokens[r->ndmabuf++] = dc->frag_token;
-		}
-	}
+	if (r->ret > 0 && ctrl)
+		rx_parse(&msg, r);
 }
 
 static inline int dontneed(int fd, const struct dmabuf_token *t, int n)
