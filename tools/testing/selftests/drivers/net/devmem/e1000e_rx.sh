@@ -20,7 +20,7 @@ PATTERN=$(printf '\001\002\003\004\005\006')
 TMP=$(mktemp -d)
 trap 'e1000e_cleanup; rm -rf "$TMP"' EXIT
 
-PLAN=27
+PLAN=28
 ktap_plan $PLAN
 if ! e1000e_pair devmem-e1k 198.51.100 2001:db8:e1 || [ ! -e /dev/udmabuf ]; then
 	for i in $(seq $PLAN); do
@@ -91,6 +91,8 @@ rx_case "ipv4 2 MiB, 1000-byte reads, 8 frags per DONTNEED" 198.51.100.1 \
 # has no way to pack two
 rx_case "ipv4 4 MiB into 32 KiB net_iovs, MTU 1500" 198.51.100.1 \
 	$((4 << 20)) socat -b 32768
+rx_case "ipv4 4 MiB through io_uring (multishot recvmsg)" 198.51.100.1 \
+	$((4 << 20)) socat --uring
 ktap_check "three bind/receive/unbind cycles (queue restarts)" \
 	seq_case 198.51.100.1
 ktap_check "ipv6: three connections on one binding, each validated" \

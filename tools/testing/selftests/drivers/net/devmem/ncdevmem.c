@@ -21,7 +21,9 @@
  * --allow-host (readable data is not an error), --connections N (accept N
  * connections one after the other on one binding), --unbind-after BYTES
  * (close the binding's netlink socket mid-stream: the rest arrives in host
- * memory), --parallel (the N connections at once, read as data comes).
+ * memory), --parallel (the N connections at once, read as data comes),
+ * --uring (receive with one multishot IORING_OP_RECVMSG per connection,
+ * cmsgs from provided buffers; tokens still go back with setsockopt).
  */
 #define _GNU_SOURCE
 /* struct dmabuf_cmsg and dmabuf_token come from the uapi header, whose
@@ -52,6 +54,7 @@
 #include <sys/socket.h>
 #include <linux/dma-buf.h>
 #include <linux/ethtool_netlink.h>
+#include <liburing.h>
 #include <openssl/evp.h>
 
 #include "devmem_lib.h"
@@ -80,6 +83,7 @@ static size_t dmabuf_size = 64 << 20;
 static uint32_t rx_page_size;	/* -b; 0: the kernel's default */
 static bool fail_on_linear;	/* -L */
 static bool parallel;		/* --parallel: connections at once */
+static bool use_uring;		/* --uring: multishot IORING_OP_RECVMSG */
 static bool want_sha256, want_stats, allow_host, show_queues;
 static const char *set_hds;
 static bool bind_only;
@@ -115,6 +119,8 @@ struct rx_stats {
 	uint64_t tokens_returned;
 	uint64_t dontneed_calls;
 	uint64_t recvmsg_calls;
+	uint64_t ring_enters;	/* --uring: io_uring_enter() calls */
+	uint64_t ring_cqes;	/* --uring: completions with data */
 	uint64_t errors;
 };
 
@@ -165,6 +171,8 @@ static void rx_stats_add(struct rx_stats *sum, const struct rx_stats *st)
 	sum->tokens_returned += st->tokens_returned;
 	sum->dontneed_calls += st->dontneed_calls;
 	sum->recvmsg_calls += st->recvmsg_calls;
+	sum->ring_enters += st->ring_enters;
+	sum->ring_cqes += st->ring_cqes;
 	sum->errors += st->errors;
 }
 
@@ -479,6 +487,171 @@ static ssize_t receive_one(int fd, uint32_t dmabuf_id, struct rx_stats *st,
 	return n;
 }
 
+/* --uring: provided buffers of [io_uring_recvmsg_out][control][payload] */
+#define URING_BUFS		64
+#define URING_BGID		1
+
+struct uring_rx {
+	struct io_uring ring;
+	struct io_uring_buf_ring *br;
+	uint8_t *bufs;
+	size_t buf_len;
+	struct msghdr msgh;	/* the layout of every buffer */
+	bool armed;		/* the multishot request is live */
+	bool eof;
+};
+
+static void uring_buf_put(struct uring_rx *u, int bid)
+{
+	io_uring_buf_ring_add(u->br, u->bufs + (size_t)bid * u->buf_len,
+			      u->buf_len, bid, io_uring_buf_ring_mask(URING_BUFS),
+			      0);
+	io_uring_buf_ring_advance(u->br, 1);
+}
+
+static int uring_rx_init(struct uring_rx *u)
+{
+	struct io_uring_buf_reg reg = {
+		.ring_entries = URING_BUFS,
+		.bgid = URING_BGID,
+	};
+	int ret, i;
+
+	memset(u, 0, sizeof(*u));
+	u->msgh.msg_controllen = CTRL_LEN;
+	u->buf_len = sizeof(struct io_uring_recvmsg_out) + CTRL_LEN + read_size;
+	ret = io_uring_queue_init(8, &u->ring, 0);
+	if (ret) {
+		fprintf(stderr, "io_uring_queue_init: %s\n", strerror(-ret));
+		return ret;
+	}
+	u->br = mmap(NULL, URING_BUFS * sizeof(struct io_uring_buf),
+		     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (u->br == MAP_FAILED) {
+		ret = -ENOMEM;
+		goto err_exit_ring;
+	}
+	/* payload areas stay untouched (device memory is not copied) */
+	u->bufs = malloc(URING_BUFS * u->buf_len);
+	if (!u->bufs) {
+		ret = -ENOMEM;
+		goto err_unmap;
+	}
+	reg.ring_addr = (unsigned long)u->br;
+	ret = io_uring_register_buf_ring(&u->ring, &reg, 0);
+	if (ret) {
+		fprintf(stderr, "io_uring buffer ring: %s\n", strerror(-ret));
+		goto err_free;
+	}
+	io_uring_buf_ring_init(u->br);
+	for (i = 0; i < URING_BUFS; i++)
+		uring_buf_put(u, i);
+	return 0;
+
+err_free:
+	free(u->bufs);
+err_unmap:
+	munmap(u->br, URING_BUFS * sizeof(struct io_uring_buf));
+err_exit_ring:
+	io_uring_queue_exit(&u->ring);
+	return ret;
+}
+
+static void uring_rx_exit(struct uring_rx *u)
+{
+	io_uring_queue_exit(&u->ring);
+	munmap(u->br, URING_BUFS * sizeof(struct io_uring_buf));
+	free(u->bufs);
+}
+
+/* One completion of the multishot recvmsg: its cmsgs handled as recvmsg's. */
+static int uring_cqe(struct uring_rx *u, int fd, const struct io_uring_cqe *cqe,
+		     uint32_t dmabuf_id, struct token_batch *batch,
+		     struct rx_stats *st, EVP_MD_CTX *sha)
+{
+	struct io_uring_recvmsg_out *o;
+	int ret = 0, bid;
+
+	if (!(cqe->flags & IORING_CQE_F_MORE))
+		u->armed = false;
+	if (cqe->res == -ENOBUFS || cqe->res == -EINTR || cqe->res == -EAGAIN)
+		return 0;	/* re-armed by the caller */
+	if (cqe->res < 0) {
+		fprintf(stderr, "io_uring recvmsg: %s\n", strerror(-cqe->res));
+		return cqe->res;
+	}
+	if (!(cqe->flags & IORING_CQE_F_BUFFER)) {
+		u->eof = !cqe->res;
+		return 0;
+	}
+	bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
+	o = io_uring_recvmsg_validate(u->bufs + (size_t)bid * u->buf_len,
+				      cqe->res, &u->msgh);
+	if (!o) {
+		ret = -EIO;
+	} else if (!o->payloadlen) {
+		u->eof = true;
+	} else {
+		struct iovec iov = {
+			.iov_base = io_uring_recvmsg_payload(o, &u->msgh),
+			.iov_len = o->payloadlen,
+		};
+		struct msghdr m = {
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = (char *)(o + 1) + u->msgh.msg_namelen,
+			.msg_controllen = o->controllen,
+		};
+
+		st->ring_cqes++;
+		if (handle_msg(fd, &m, o->payloadlen, dmabuf_id, batch, st,
+			       sha))
+			ret = -EIO;
+	}
+	uring_buf_put(u, bid);
+	return ret;
+}
+
+/* receive() through io_uring: one syscall waits for, and reaps, many. */
+static int receive_uring(int fd, uint32_t dmabuf_id, struct rx_stats *st,
+			 EVP_MD_CTX *sha)
+{
+	struct token_batch batch = {};
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct uring_rx u;
+	int ret;
+
+	ret = uring_rx_init(&u);
+	if (ret)
+		return ret;
+	while (!ret && !u.eof && !atomic_load(&stop)) {
+		if (!u.armed) {
+			sqe = io_uring_get_sqe(&u.ring);
+			io_uring_prep_recvmsg_multishot(sqe, fd, &u.msgh,
+							MSG_SOCK_DEVMEM);
+			sqe->flags |= IOSQE_BUFFER_SELECT;
+			sqe->buf_group = URING_BGID;
+			u.armed = true;
+		}
+		ret = io_uring_submit_and_wait(&u.ring, 1);
+		st->ring_enters++;
+		if (ret < 0 && ret != -EINTR) {
+			fprintf(stderr, "io_uring_enter: %s\n", strerror(-ret));
+			break;
+		}
+		ret = 0;
+		while (!ret && !io_uring_peek_cqe(&u.ring, &cqe)) {
+			ret = uring_cqe(&u, fd, cqe, dmabuf_id, &batch, st, sha);
+			io_uring_cqe_seen(&u.ring, cqe);
+		}
+	}
+	if (return_tokens(fd, &batch, st))
+		ret = -EIO;
+	uring_rx_exit(&u);
+	return ret;
+}
+
 /* Receive one connection until EOF, a signal or an error. */
 static int receive(int fd, uint32_t dmabuf_id, struct rx_stats *st,
 		   EVP_MD_CTX *sha)
@@ -487,6 +660,8 @@ static int receive(int fd, uint32_t dmabuf_id, struct rx_stats *st,
 	char *iov_buf, *ctrl;
 	int ret = 0;
 
+	if (use_uring)
+		return receive_uring(fd, dmabuf_id, st, sha);
 	iov_buf = malloc(IOV_LEN);
 	ctrl = malloc(CTRL_LEN);
 	if (!iov_buf || !ctrl) {
@@ -813,6 +988,10 @@ static void print_stats(const struct server_run *run)
 
 	printf("stats: time %.3f s, %.1f MB/s, receiver cpu %.3f s\n",
 	       run->elapsed, st->bytes / 1e6 / run->elapsed, run->cpu);
+	if (use_uring)
+		printf("stats: io_uring_enter calls %llu, multishot recvmsg completions %llu\n",
+		       (unsigned long long)st->ring_enters,
+		       (unsigned long long)st->ring_cqes);
 	printf("stats: recvmsg calls %llu, tokens returned %llu, DONTNEED calls %llu\n",
 	       (unsigned long long)st->recvmsg_calls,
 	       (unsigned long long)st->tokens_returned,
@@ -1165,6 +1344,7 @@ static void help(const char *prog)
 		"          [-b RX_PAGE_SIZE] [-L]\n"
 		"          [--sha256] [--stats] [--size BYTES] [--memory udmabuf|heap|cuda|rocm]\n"
 		"          [--allow-host] [--connections N [--parallel]] [--unbind-after BYTES]\n"
+		"          [--uring]\n"
 		"       %s -f IF                  (bind self-tests)\n"
 		"       %s -f IF --show-queues    (what backs each RX queue)\n"
 		"       %s --pools                (page pools, in flight, detached)\n"
@@ -1193,6 +1373,7 @@ static const struct option longopts[] = {
 	{ "pools", no_argument, NULL, 'P' },
 	{ "unbind-after", required_argument, NULL, 'U' },
 	{ "parallel", no_argument, NULL, 'W' },
+	{ "uring", no_argument, NULL, 'I' },
 	{}
 };
 
@@ -1296,6 +1477,9 @@ static enum mode parse_args(int argc, char **argv)
 		case 'W':
 			parallel = true;
 			break;
+		case 'I':
+			use_uring = true;
+			break;
 		default:
 			if (!parse_value(opt, optarg))
 				help(argv[0]);
@@ -1305,6 +1489,9 @@ static enum mode parse_args(int argc, char **argv)
 		return SHOW_POOLS;
 	/* one hash over interleaved streams would mean nothing */
 	if (parallel && want_sha256)
+		help(argv[0]);
+	/* --parallel polls recvmsg() itself; --unbind-after is recvmsg's */
+	if (use_uring && (parallel || unbind_after))
 		help(argv[0]);
 	if (listen_mode && (!server_ip || (!copy_mode && !ifname)))
 		help(argv[0]);
