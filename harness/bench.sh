@@ -212,6 +212,28 @@ for mtu in sorted({int(r['mtu']) for r in rows}):
           f" {cc:>7.2f} {1:>6.2f} {m(c, lambda r: int(r['bytes']) / 1e6 / float(r['time_s'])):>7.1f}")
 print("(cmsgs: device-memory cmsgs as the kernel counted them = frags handed out = tokens = DONTNEED entries;")
 print(" recvmsg and DONTNEED: calls per GiB)")
+u = [r for r in rows if r['mode'] == 'uring']
+if u:
+    print()
+    print("recvmsg(2) vs io_uring (ncdevmem --uring: one multishot IORING_OP_RECVMSG, 64 provided buffers),")
+    print("MTU 1500, same runs; syscalls per GiB: receive (recvmsg or io_uring_enter) + DONTNEED setsockopt")
+    print(f"{'net_iov':>8} {'packing':>8} {'path':>9} {'receive':>8} {'DONTNEED':>9} {'cmsgs':>8}"
+          f" {'cpu s':>7} {'ratio':>6} {'MB/s':>7}")
+    c = [r for r in rows if r['mode'] == 'copy' and int(r['mtu']) == 1500]
+    cc = m(c, lambda r: float(r['cpu_s']) / gib(r))
+    for size, pack in ((4096, 'off'), (65536, 'on')):
+        for mode, name in (('devmem', 'recvmsg'), ('uring', 'io_uring')):
+            d = [r for r in rows if r['mode'] == mode and int(r['mtu']) == 1500 and
+                 int(r['rx_page_size']) == size and r['packing'] == pack]
+            if not d:
+                continue
+            dc = m(d, lambda r: float(r['cpu_s']) / gib(r))
+            print(f"{size // 1024:>6}Ki {pack:>8} {name:>9}"
+                  f" {m(d, lambda r: int(r['recv_calls']) / gib(r)):>8.0f}"
+                  f" {m(d, lambda r: int(r['dontneed_calls']) / gib(r)):>9.0f}"
+                  f" {m(d, lambda r: int(r['frags']) / gib(r)):>8.0f}"
+                  f" {dc:>7.2f} {dc / cc:>6.2f}"
+                  f" {m(d, lambda r: int(r['bytes']) / 1e6 / float(r['time_s'])):>7.1f}")
 sc = list(csv.DictReader(open(sys.argv[3])))
 print()
 print("connections on one binding (64 KiB net_iovs, packing on, MTU 1500, 64 MiB in all, split evenly;")

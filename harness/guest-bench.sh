@@ -70,9 +70,10 @@ rx()
 {
 	local mode=$1 rs=$2 rep=$3 batch=$4 port=$((6100 + RANDOM % 800)) args
 
-	if [ "$mode" = devmem ]; then
+	if [ "$mode" != copy ]; then
 		args="-f $IF --stats --dontneed-batch $batch"
 		[ "$RXPS" != 0 ] && args="$args -b $RXPS"
+		[ "$mode" = uring ] && args="$args --uring"
 	else
 		args="--copy"
 	fi
@@ -116,8 +117,12 @@ rx()
 	# syscalls that moved the stream, cmsgs, and payload bytes the CPU
 	# copied: the kernel's own counter for devmem, every byte for recv()
 	local rcalls frags copied
-	if [ "$mode" = devmem ]; then
+	if [ "$mode" = uring ]; then
+		rcalls=$(rx_field '^stats: io_uring_enter calls \([0-9]*\),.*')
+	elif [ "$mode" = devmem ]; then
 		rcalls=$(rx_field '^stats: recvmsg calls \([0-9]*\),.*')
+	fi
+	if [ "$mode" != copy ]; then
 		frags=$(rx_field '^stats: kernel: \([0-9]*\) frags.*')
 		copied=$(rx_field '.* \([0-9]*\) payload bytes copied by the CPU.*')
 	else
@@ -177,6 +182,12 @@ if [ "$NIC" = large ]; then
 			done
 			RXPS=0 PACK=off
 			rx copy 1048576 $rep 0 || exit 1
+			# the same receive through io_uring (ncdevmem --uring)
+			[ $mtu = 1500 ] || continue
+			RXPS=4096 PACK=off
+			rx uring 1048576 $rep 1024 || exit 1
+			RXPS=65536 PACK=on
+			rx uring 1048576 $rep 1024 || exit 1
 		done
 	done
 	ip link set "$IF" mtu 1500 && ip -n $NS link set "$PEER" mtu 1500 || exit 1
