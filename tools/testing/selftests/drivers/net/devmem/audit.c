@@ -2,9 +2,9 @@
 /*
  * No path but the devmem receive reads device memory: frames whose payload
  * sits in a dmabuf are dropped when forwarded or mirrored out of another
- * device, and BPF socket filters and nftables cannot load their payload,
- * while the same rules do read a flow in host memory. Same environment
- * and leak check as faults.c.
+ * device, and BPF socket filters, tc BPF classifiers (payload_probe.bpf.c)
+ * and nftables cannot load their payload, while the same rules do read a
+ * flow in host memory. Same environment and leak check as faults.c.
  */
 #define _GNU_SOURCE
 #include <linux/uio.h>
@@ -15,9 +15,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <bpf/libbpf.h>
 
 #include "../../../kselftest_harness.h"
 #include "devmem_fixture.h"
@@ -25,6 +25,7 @@
 #include "devmem_nl.h"
 #include "devmem_traffic.h"
 #include "netcfg.h"
+#include "payload_probe.skel.h"
 
 #define DMABUF_SIZE		(16 << 20)
 #define RX_ADDR			"192.0.6.1"
@@ -153,29 +154,42 @@ struct capture {
 	int payload[2];
 };
 
-static int capture_open(struct capture *c, int ifindex, bool payload_filter)
+/* @probe: attach its socket filter, which drops what it cannot read. */
+static int capture_open(struct capture *c, int ifindex,
+			const struct payload_probe *probe)
 {
-	/* ldb [payload byte]; ret #65535 -- a load that fails drops */
-	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 14 + 20 + 32 + 64),
-		BPF_STMT(BPF_RET | BPF_K, 65535),
-	};
-	struct sock_fprog prog = { .len = 2, .filter = code };
 	struct sockaddr_ll ll = {
 		.sll_family = AF_PACKET,
 		.sll_protocol = htons(ETH_P_IP),
 		.sll_ifindex = ifindex,
 	};
+	int prog;
 
 	memset(c, 0, sizeof(*c));
 	c->fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_IP));
 	if (c->fd < 0 || bind(c->fd, (struct sockaddr *)&ll, sizeof(ll)))
 		return -1;
-	if (payload_filter &&
-	    setsockopt(c->fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
-		       sizeof(prog)))
-		return -1;
-	return 0;
+	if (!probe)
+		return 0;
+	prog = bpf_program__fd(probe->progs.probe_socket);
+	return setsockopt(c->fd, SOL_SOCKET, SO_ATTACH_BPF, &prog,
+			  sizeof(prog));
+}
+
+/* payload_probe.bpf.c for TCP to @port_a (slot 0) and @port_b (slot 1) */
+static struct payload_probe *probe_load(int port_a, int port_b)
+{
+	struct payload_probe *p = payload_probe__open();
+
+	if (!p)
+		return NULL;
+	p->bss->ports[0] = port_a;
+	p->bss->ports[1] = port_b;
+	if (payload_probe__load(p)) {
+		payload_probe__destroy(p);
+		return NULL;
+	}
+	return p;
 }
 
 static void capture_drain(struct capture *c, int port_a, int port_b)
@@ -243,10 +257,13 @@ TEST_F_TIMEOUT(audit, bpf_filter_cannot_read_devmem_payload, 120)
 	size_t bytes = 2 << 20;
 	struct stream sd = { .map_size = DMABUF_SIZE };
 	struct stream sh = { .map_size = DMABUF_SIZE };
+	struct payload_probe *probe;
 	struct two_flows f;
 	struct capture c;
 
-	ASSERT_EQ(0, capture_open(&c, self->env.ifindex, true));
+	probe = probe_load(PORT, PORT + 6);
+	ASSERT_NE(NULL, probe);
+	ASSERT_EQ(0, capture_open(&c, self->env.ifindex, probe));
 	ASSERT_EQ(0, two_flows_start(&self->env, PORT + 6, bytes, &f));
 	EXPECT_EQ(0, recv_stream(f.dev, self->env.map, &sd, SIZE_MAX));
 	EXPECT_EQ(0, recv_stream(f.host, self->env.map, &sh, SIZE_MAX));
@@ -259,9 +276,92 @@ TEST_F_TIMEOUT(audit, bpf_filter_cannot_read_devmem_payload, 120)
 	       c.payload[0], c.payload[1]);
 	EXPECT_EQ(0, c.payload[0]);
 	EXPECT_LT(0, c.payload[1]);
+	/* bpf_skb_load_bytes() on a devmem payload byte: EFAULT, always */
+	EXPECT_LT(0, probe->bss->load_err[0]);
+	EXPECT_EQ(0, probe->bss->load_ok[0]);
+	EXPECT_EQ(-EFAULT, probe->bss->load_errno[0]);
+	EXPECT_LT(0, probe->bss->load_ok[1]);
+	EXPECT_EQ(0, probe->bss->load_err[1]);
 	EXPECT_EQ(0, reap(f.dev_tx));
 	EXPECT_EQ(0, reap(f.host_tx));
 	close(c.fd);
+	payload_probe__destroy(probe);
+	two_flows_close(&f);
+	devmem_nl_close(&self->env.nl);
+	ASSERT_EQ(0, devmem_nl_open(&self->env.nl));
+}
+
+/*
+ * A tc classifier on the bound port's ingress reaches for the payload in
+ * every way it has: bpf_skb_load_bytes() fails with EFAULT, the linear
+ * part (data..data_end) ends before the payload, bpf_skb_pull_data()
+ * fails; on the flow in host memory the same program reads it.
+ */
+TEST_F_TIMEOUT(audit, tc_bpf_cannot_read_devmem_payload, 120)
+{
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook,
+			    .ifindex = self->env.ifindex,
+			    .attach_point = BPF_TC_INGRESS);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = 1, .priority = 1);
+	struct stream sd = { .map_size = DMABUF_SIZE };
+	struct stream sh = { .map_size = DMABUF_SIZE };
+	struct payload_probe *probe;
+	size_t bytes = 2 << 20;
+	struct two_flows f;
+	int err;
+
+	probe = probe_load(PORT, PORT + 8);
+	ASSERT_NE(NULL, probe);
+	err = bpf_tc_hook_create(&hook);
+	if (err && err != -EEXIST) {
+		payload_probe__destroy(probe);
+		SKIP(return, "no clsact qdisc: %s", strerror(-err));
+	}
+	opts.prog_fd = bpf_program__fd(probe->progs.probe_tc);
+	err = bpf_tc_attach(&hook, &opts);
+	if (err) {
+		bpf_tc_hook_destroy(&hook);
+		payload_probe__destroy(probe);
+		SKIP(return, "no tc BPF classifier (CONFIG_NET_CLS_BPF): %s",
+		     strerror(-err));
+	}
+
+	ASSERT_EQ(0, two_flows_start(&self->env, PORT + 8, bytes, &f));
+	EXPECT_EQ(0, recv_stream(f.dev, self->env.map, &sd, SIZE_MAX));
+	EXPECT_EQ(0, recv_stream(f.host, self->env.map, &sh, SIZE_MAX));
+	EXPECT_EQ(bytes, sd.devmem);
+	EXPECT_EQ(bytes, sh.host);
+	EXPECT_EQ(0, sd.errors + sh.errors);
+
+	TH_LOG("devmem flow: %llu frames, load_bytes %llu ok / %llu err (%lld)",
+	       probe->bss->frames[0], probe->bss->load_ok[0],
+	       probe->bss->load_err[0], probe->bss->load_errno[0]);
+	TH_LOG("devmem flow: pull %llu ok / %llu err, payload in linear %llu",
+	       probe->bss->pull_ok[0], probe->bss->pull_err[0],
+	       probe->bss->linear_has_payload[0]);
+	TH_LOG("host flow: %llu frames, load_bytes %llu ok / %llu err, pull %llu ok / %llu err",
+	       probe->bss->frames[1], probe->bss->load_ok[1],
+	       probe->bss->load_err[1], probe->bss->pull_ok[1],
+	       probe->bss->pull_err[1]);
+	EXPECT_LT(0, probe->bss->frames[0]);
+	EXPECT_EQ(0, probe->bss->load_ok[0]);
+	EXPECT_EQ(probe->bss->frames[0], probe->bss->load_err[0]);
+	EXPECT_EQ(-EFAULT, probe->bss->load_errno[0]);
+	EXPECT_EQ(0, probe->bss->linear_has_payload[0]);
+	EXPECT_EQ(0, probe->bss->pull_ok[0]);
+	EXPECT_EQ(probe->bss->frames[0], probe->bss->pull_err[0]);
+	EXPECT_LT(0, probe->bss->load_ok[1]);
+	EXPECT_EQ(0, probe->bss->load_err[1]);
+	EXPECT_LT(0, probe->bss->pull_ok[1]);
+
+	EXPECT_EQ(0, reap(f.dev_tx));
+	EXPECT_EQ(0, reap(f.host_tx));
+	opts.flags = 0;
+	opts.prog_fd = 0;
+	opts.prog_id = 0;
+	EXPECT_EQ(0, bpf_tc_detach(&hook, &opts));
+	bpf_tc_hook_destroy(&hook);
+	payload_probe__destroy(probe);
 	two_flows_close(&f);
 	devmem_nl_close(&self->env.nl);
 	ASSERT_EQ(0, devmem_nl_open(&self->env.nl));
@@ -290,7 +390,7 @@ TEST_F_TIMEOUT(audit, tc_mirror_of_devmem_frames_is_dropped, 120)
 	ASSERT_EQ(0, run("tc filter add dev %s ingress matchall action mirred egress mirror dev %s",
 			 self->env.ifname, mir));
 	snprintf(mir + strlen(mir), sizeof(mir) - strlen(mir), "p");
-	ASSERT_EQ(0, capture_open(&c, if_nametoindex(mir), false));
+	ASSERT_EQ(0, capture_open(&c, if_nametoindex(mir), NULL));
 
 	fd = devmem_env_bound_stream(&self->env, &self->env.nl, 3, bytes, &id,
 				     &pid);
@@ -345,10 +445,11 @@ TEST_F_TIMEOUT(audit, tc_redirect_of_devmem_frames_is_dropped, 180)
 	struct stream st = { .map_size = DMABUF_SIZE };
 	char mir[IFNAMSIZ], mirp[IFNAMSIZ + 1];
 	long dropped0, dropped1;
+	int fd, sync[2];
 	struct capture c;
 	pid_t pid, tc;
 	uint32_t id;
-	int fd;
+	char x;
 
 	snprintf(mir, sizeof(mir), "red%u", self->env.dev_id);
 	snprintf(mirp, sizeof(mirp), "%sp", mir);
@@ -356,7 +457,7 @@ TEST_F_TIMEOUT(audit, tc_redirect_of_devmem_frames_is_dropped, 180)
 		SKIP(return, "no clsact qdisc (CONFIG_NET_SCH_INGRESS)");
 	ASSERT_EQ(0, run("ip link add %s type veth peer name %s", mir, mirp));
 	ASSERT_EQ(0, run("ip link set %s up && ip link set %s up", mir, mirp));
-	ASSERT_EQ(0, capture_open(&c, if_nametoindex(mirp), false));
+	ASSERT_EQ(0, capture_open(&c, if_nametoindex(mirp), NULL));
 	dropped0 = stat_tx_dropped(mir);
 	ASSERT_GE(dropped0, 0);
 
@@ -364,16 +465,24 @@ TEST_F_TIMEOUT(audit, tc_redirect_of_devmem_frames_is_dropped, 180)
 				     &pid);
 	ASSERT_GE(fd, 0);
 	ASSERT_GT(recv_stream(fd, self->env.map, &st, 1 << 20), 0);
-	/* the redirect comes and goes while this process keeps reading */
+	/* The redirect comes and goes while this process keeps reading. It
+	 * reads on only once the rule is in: the sender, held back by the
+	 * closed window until then, is sure to send into the redirect.
+	 */
+	ASSERT_EQ(0, pipe(sync));
 	tc = fork();
 	ASSERT_GE(tc, 0);
 	if (!tc) {
 		if (run("tc filter add dev %s ingress matchall action %s %s",
-			self->env.ifname, "mirred egress redirect dev", mir))
+			self->env.ifname, "mirred egress redirect dev", mir) ||
+		    write(sync[1], "x", 1) != 1)
 			_exit(1);
 		sleep(1);
 		_exit(run("tc filter del dev %s ingress", self->env.ifname));
 	}
+	close(sync[1]);
+	EXPECT_EQ(1, read(sync[0], &x, 1));
+	close(sync[0]);
 	EXPECT_EQ(0, recv_stream(fd, self->env.map, &st, SIZE_MAX));
 	EXPECT_EQ(0, reap(tc));
 	capture_drain(&c, PORT, 0);

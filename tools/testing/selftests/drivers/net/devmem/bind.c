@@ -8,9 +8,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdarg.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <linux/bpf.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/if_link.h>
 #include <linux/if_xdp.h>
@@ -20,6 +18,7 @@
 #include "devmem_lib.h"
 #include "devmem_nl.h"
 #include "netcfg.h"
+#include "xdp_pass.skel.h"
 
 #define DMABUF_SIZE	(8 << 20)
 #define NQUEUES		4
@@ -333,24 +332,7 @@ TEST_F(bind, rejects_device_without_queue_restart_or_split)
 	write_file("/sys/bus/netdevsim/del_device", "%u", self->dev_id);
 }
 
-/* XDP in generic (skb) mode, loaded with raw bpf() and rtnetlink. */
-static int xdp_prog_load(void)
-{
-	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
-		  .imm = XDP_PASS },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	union bpf_attr attr = {
-		.prog_type = BPF_PROG_TYPE_XDP,
-		.insns = (uintptr_t)insns,
-		.insn_cnt = 2,
-		.license = (uintptr_t)"GPL",
-	};
-
-	return syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
-}
-
+/* XDP in generic (skb) mode: xdp_pass.bpf.c, attached over rtnetlink. */
 static int xdp_attach(int ifindex, int prog_fd, char *extack, size_t len)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
@@ -400,35 +382,39 @@ static int xdp_attach(int ifindex, int prog_fd, char *extack, size_t len)
 
 TEST_F(bind, rejects_device_with_xdp)
 {
+	struct xdp_pass *skel;
 	char extack[128];
 	int prog;
 
-	prog = xdp_prog_load();
-	if (prog < 0)
+	skel = xdp_pass__open_and_load();
+	if (!skel)
 		SKIP(return, "cannot load an XDP program: %s", strerror(errno));
+	prog = bpf_program__fd(skel->progs.xdp_pass);
 	ASSERT_EQ(0, xdp_attach(self->ifindex, prog, extack, sizeof(extack)));
 	EXPECT_EQ(-EEXIST, devmem_bind_rx(&self->nl, self->ifindex,
 					  self->dmabuf, rxq1, 1, NULL));
 	EXPECT_STREQ("unable to bind dmabuf to device with XDP program attached",
 		     self->nl.extack);
 	EXPECT_EQ(0, xdp_attach(self->ifindex, -1, extack, sizeof(extack)));
-	close(prog);
+	xdp_pass__destroy(skel);
 }
 
 TEST_F(bind, refuses_xdp_while_bound)
 {
+	struct xdp_pass *skel;
 	char extack[128];
 	int prog;
 
-	prog = xdp_prog_load();
-	if (prog < 0)
+	skel = xdp_pass__open_and_load();
+	if (!skel)
 		SKIP(return, "cannot load an XDP program: %s", strerror(errno));
+	prog = bpf_program__fd(skel->progs.xdp_pass);
 	ASSERT_EQ(0, bind_q(&self->nl, self->ifindex, self->dmabuf, 1, NULL));
 	EXPECT_EQ(-EBUSY, xdp_attach(self->ifindex, prog, extack,
 				     sizeof(extack)));
 	EXPECT_STREQ("unable to install XDP to device using memory provider",
 		     extack);
-	close(prog);
+	xdp_pass__destroy(skel);
 }
 
 TEST_F(bind, refuses_channel_shrink_below_bound_queue)
