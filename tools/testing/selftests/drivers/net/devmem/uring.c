@@ -37,7 +37,7 @@
 
 /* multishot: provided buffers of header, control area and payload */
 #define BGID		7
-#define NBUFS		16
+#define NBUFS		64
 #define CTRL_LEN	(64 * CMSG_SPACE(sizeof(struct dmabuf_cmsg)))
 #define PAYLOAD_LEN	(64 << 10)
 #define MS_BUF_LEN	(sizeof(struct io_uring_recvmsg_out) + CTRL_LEN + \
@@ -273,15 +273,15 @@ static int multishot_next(struct io_uring *ring, struct bufs *b,
 
 TEST_F(uring, multishot_recvmsg_gives_cmsgs_in_recvmsg_out)
 {
+	unsigned long cqes = 0, arms = 0, enobufs = 0;
 	size_t bytes = 1 << 20, got = 0, before;
-	unsigned long cqes = 0, arms = 0;
 	struct msghdr msgh;
 	struct rx_result r;
 	struct bufs b;
 	uint64_t bad = 0;
 	bool more = false;
+	int fd, ret;
 	pid_t pid;
-	int fd;
 
 	ASSERT_EQ(0, bufs_setup(&self->ring, &b));
 	fd = devmem_env_stream(&self->env, bytes, &pid);
@@ -292,7 +292,15 @@ TEST_F(uring, multishot_recvmsg_gives_cmsgs_in_recvmsg_out)
 				      MSG_SOCK_DEVMEM);
 			arms++;
 		}
-		ASSERT_LT(0, multishot_next(&self->ring, &b, &msgh, &r, &more));
+		ret = multishot_next(&self->ring, &b, &msgh, &r, &more);
+		/* completions outran the buffers given back: the request
+		 * ended, as multishot requests do; armed again above
+		 */
+		if (ret == -ENOBUFS) {
+			enobufs++;
+			continue;
+		}
+		ASSERT_LT(0, ret);
 		ASSERT_GT(r.ret, 0);
 		EXPECT_EQ(0, r.nlinear);
 		before = got;
@@ -302,8 +310,8 @@ TEST_F(uring, multishot_recvmsg_gives_cmsgs_in_recvmsg_out)
 		EXPECT_EQ(r.ndmabuf, dontneed_all(fd, &r));
 		cqes++;
 	}
-	TH_LOG("%zu bytes in %lu multishot completions, %lu submissions",
-	       got, cqes, arms);
+	TH_LOG("%zu bytes in %lu multishot completions, %lu submissions (%lu ENOBUFS)",
+	       got, cqes, arms, enobufs);
 	EXPECT_EQ(bytes, got);
 	EXPECT_EQ(0, bad);
 	EXPECT_EQ(0, reap(pid));
@@ -424,7 +432,9 @@ TEST_F(uring, cancelled_multishot_loses_nothing)
 				bad += frags_bad(&self->env, &r, &got);
 				EXPECT_EQ(r.ndmabuf, dontneed_all(fd, &r));
 			} else {
-				EXPECT_EQ(-ECANCELED, r.ret);
+				/* cancelled, or ended by itself first */
+				EXPECT_TRUE(r.ret == -ECANCELED ||
+					    r.ret == -ENOBUFS);
 			}
 		}
 		io_uring_cqe_seen(&self->ring, cqe);
