@@ -5,7 +5,8 @@
 # memory per 4 KiB net_iov; 5 runs each, median and spread); receiver CPU
 # per GiB and goodput, devmem vs plain recv() of the same stream (A/B
 # interleaved, 3 runs each at 4 KiB, 64 KiB and 1 MiB reads); syscalls,
-# cmsgs and CPU-copied payload bytes per GiB; SO_DEVMEM_DONTNEED cost per
+# cmsgs and CPU-copied payload bytes per GiB (devmem: counted by the
+# kernel's tracepoints through devmemstat); SO_DEVMEM_DONTNEED cost per
 # token by batch size; the same receive on e1000e; large net_iovs with
 # and without hdsim's packing, connections on one binding, bind cost of
 # 1 and 4 GiB by net_iov size. Tables here, CSVs and a PNG plot in

@@ -17,6 +17,12 @@ VARIANT=iommu CHECK_LABEL="kernel $LOCALVERSION, e1000e behind an IOMMU" \
 	KSELFTEST_ARGS="-t drivers/net/devmem:e1000e_rx.sh" \
 	"$H/run-kselftests.sh" || rc=1
 runs+=("$BUILD/logs-iommu/results")
+echo
+say "device memory in a PCI BAR behind a PCIe switch: p2pbuf and p2p_rx.sh"
+VARIANT=p2p CHECK_LABEL="kernel $LOCALVERSION, BAR memory behind a PCIe switch" \
+	KSELFTEST_ARGS="-t drivers/net/devmem:p2pbuf -t drivers/net/devmem:p2p_rx.sh" \
+	"$H/run-kselftests.sh" || rc=1
+runs+=("$BUILD/logs-p2p/results")
 
 if [ "${DEVMEM_DEBUG:-1}" = 1 ]; then
 	echo

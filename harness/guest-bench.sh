@@ -16,6 +16,7 @@ KST=$1
 CSV=$2
 RXCSV=$3
 BIN=$KST/drivers/net/devmem/ncdevmem
+STAT=$KST/drivers/net/devmem/devmemstat
 REPS=5
 NS=bench-peer
 NIC=${NIC:-hdsim}
@@ -80,6 +81,15 @@ rx()
 	# receiver on CPU 1; the sender, and with it hdsim's NAPI (the
 	# emulated NIC's DMA copy runs in the sender's softirq), on CPU 0
 	[ "$NIC" = large ] && { ethtool -K "$IF" rx-gro-hw $PACK || return 1; }
+	# devmem runs: the payload bytes the CPU copied come from the
+	# kernel's tracepoints, through devmemstat (its BPF programs run in
+	# the receiver's context: their cost is in the receiver's CPU time)
+	local spid=
+	if [ "$mode" != copy ]; then
+		"$STAT" -q > /tmp/stat.out 2>&1 &
+		spid=$!
+		wait_line /tmp/stat.out "^devmemstat: watching" || return 1
+	fi
 	: > /tmp/rx.log
 	taskset -c 1 "$BIN" -l -s 192.0.2.1 -p $port --read-size "$rs" $args \
 		> /tmp/rx.out 2> /tmp/rx.log &
@@ -104,10 +114,14 @@ rx()
 			cat /tmp/rx.log
 			dmesg | tail -20
 		fi
-		kill $pid
+		kill $pid $spid
 		return 1
 	fi
-	wait $pid || { cat /tmp/rx.log; return 1; }
+	wait $pid || { cat /tmp/rx.log; kill $spid; return 1; }
+	if [ -n "$spid" ]; then
+		kill -INT $spid
+		wait $spid || { cat /tmp/stat.out; return 1; }
+	fi
 	local bytes time cpu dn calls
 	bytes=$(rx_field '^received \([0-9]*\) bytes.*')
 	time=$(rx_field '^stats: time \([0-9.]*\) s.*')
@@ -115,7 +129,7 @@ rx()
 	dn=$(rx_field '^stats: DONTNEED \([0-9]*\) ns per token.*')
 	calls=$(rx_field '^stats: recvmsg.*DONTNEED calls \([0-9]*\).*')
 	# syscalls that moved the stream, cmsgs, and payload bytes the CPU
-	# copied: the kernel's own counter for devmem, every byte for recv()
+	# copied: devmemstat's count for devmem, every byte for recv()
 	local rcalls frags copied
 	if [ "$mode" = uring ]; then
 		rcalls=$(rx_field '^stats: io_uring_enter calls \([0-9]*\),.*')
@@ -124,7 +138,8 @@ rx()
 	fi
 	if [ "$mode" != copy ]; then
 		frags=$(rx_field '^stats: kernel: \([0-9]*\) frags.*')
-		copied=$(rx_field '.* \([0-9]*\) payload bytes copied by the CPU.*')
+		copied=$(sed -n 's/^summary: .* \([0-9]*\) payload bytes copied by the CPU.*/\1/p' /tmp/stat.out)
+		[ -n "$copied" ] || { echo "no devmemstat summary:"; cat /tmp/stat.out; return 1; }
 	else
 		rcalls=$(rx_field '^stats: recv calls \([0-9]*\)')
 		frags=0

@@ -26,6 +26,15 @@ elif [ "$VARIANT" = iommu ]; then
 	FRAGMENT=$REPO/config/devmem.config
 	LOCALVERSION=-devmem
 	export VM_IOMMU=1
+elif [ "$VARIANT" = p2p ]; then
+	# the kernel and kselftests of the default variant, booted with a
+	# PCIe switch holding BAR memory and an e1000e port (harness/vm.sh)
+	OBJ=$BUILD/obj
+	LOGS=$BUILD/logs-p2p
+	KST=$BUILD/kselftest
+	FRAGMENT=$REPO/config/devmem.config
+	LOCALVERSION=-devmem
+	export VM_P2P=1
 elif [ "$VARIANT" = noinet ]; then
 	# built, never booted: the devmem core and SO_DEVMEM_DONTNEED
 	# without CONFIG_INET (harness/build-noinet.sh)

@@ -36,6 +36,28 @@ if [ "${VM_E1000E:-1}" = 1 ] &&
 	done
 fi
 
+# VM_P2P=1: device memory that is not host DRAM, and a PCIe topology for
+# it (p2p_rx.sh): a root port with a PCIe switch under it; on the
+# switch's two downstream ports an ivshmem-plain device (BAR 2: 128 MiB
+# of plain memory, driven by p2pbuf) and a third e1000e port; a fourth
+# e1000e port on the root complex, joined to the third through a second
+# hub, sends. The first two ports stay as they are: they share no switch
+# with the BAR, so P2P to them goes through q35's host bridge.
+if [ "${VM_P2P:-0}" = 1 ] && [ -n "$E1000E_OPTS" ] &&
+   qemu-system-x86_64 -device help 2>/dev/null | grep -q '"x3130-upstream"' &&
+   qemu-system-x86_64 -device help 2>/dev/null | grep -q '"ivshmem-plain"'; then
+	E1000E_OPTS+=" -device pcie-root-port,id=p2prp,bus=pcie.0,addr=0x10,chassis=40,slot=0"
+	E1000E_OPTS+=" -device x3130-upstream,id=p2psw,bus=p2prp"
+	E1000E_OPTS+=" -device xio3130-downstream,id=p2pdn0,bus=p2psw,chassis=41,slot=0"
+	E1000E_OPTS+=" -device xio3130-downstream,id=p2pdn1,bus=p2psw,chassis=42,slot=0"
+	E1000E_OPTS+=" -object memory-backend-ram,id=p2pmem,size=128M"
+	E1000E_OPTS+=" -device ivshmem-plain,memdev=p2pmem,bus=p2pdn0"
+	E1000E_OPTS+=" -netdev hubport,id=e1k2,hubid=8"
+	E1000E_OPTS+=" -device e1000e,netdev=e1k2,bus=p2pdn1"
+	E1000E_OPTS+=" -netdev hubport,id=e1k3,hubid=8"
+	E1000E_OPTS+=" -device e1000e,netdev=e1k3,bus=pcie.0,addr=0x11"
+fi
+
 vng_cmd() {
 	local accel=$1
 	shift

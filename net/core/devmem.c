@@ -27,15 +27,20 @@
 #include <net/netlink.h>
 #include <net/page_pool.h>
 #include <net/page_pool/memory_provider.h>
+#include <trace/events/devmem.h>
 #include <uapi/linux/netdev.h>
 
 #include "devmem.h"
+#include "page_pool_priv.h"
 
 /* All bindings, by id. Ids are global (not per netns), from 1. */
 static DEFINE_XARRAY_FLAGS(net_devmem_dmabuf_bindings, XA_FLAGS_ALLOC1);
 static u32 net_devmem_next_id;
 
 static const struct memory_provider_ops dmabuf_devmem_ops;
+
+/* The exporter (or P2PDMA) refused: device memory the device cannot write */
+#define NO_P2P_PATH_MSG	"No peer-to-peer DMA path between the device and the dmabuf's memory"
 
 static void net_devmem_dmabuf_binding_free(struct work_struct *work)
 {
@@ -70,26 +75,34 @@ void net_devmem_dmabuf_binding_put(struct net_devmem_dmabuf_binding *binding)
 		schedule_work(&binding->free_work);
 }
 
+/* Take a free net_iov; *@in_use: the binding's net_iovs out, after. */
 static struct net_iov *
-net_devmem_alloc_dmabuf(struct net_devmem_dmabuf_binding *binding)
+net_devmem_alloc_dmabuf(struct net_devmem_dmabuf_binding *binding,
+			u32 *in_use)
 {
 	struct net_iov *niov = NULL;
 
 	spin_lock_bh(&binding->free_lock);
 	if (binding->free_count)
 		niov = &binding->area.niovs[binding->free_stack[--binding->free_count]];
+	*in_use = binding->area.num_niovs - binding->free_count;
 	spin_unlock_bh(&binding->free_lock);
 
 	return niov;
 }
 
-static void net_devmem_free_dmabuf(struct net_iov *niov)
+/* Put @niov back on the free list; returns the binding's net_iovs out. */
+static u32 net_devmem_free_dmabuf(struct net_iov *niov)
 {
 	struct net_devmem_dmabuf_binding *binding = net_iov_binding(niov);
+	u32 in_use;
 
 	spin_lock_bh(&binding->free_lock);
 	binding->free_stack[binding->free_count++] = net_iov_idx(niov);
+	in_use = binding->area.num_niovs - binding->free_count;
 	spin_unlock_bh(&binding->free_lock);
+
+	return in_use;
 }
 
 /**
@@ -228,7 +241,10 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 	binding->attachment = dma_buf_attach(dmabuf, binding->dma_dev);
 	if (IS_ERR(binding->attachment)) {
 		err = PTR_ERR(binding->attachment);
-		NL_SET_ERR_MSG(extack, "Failed to bind dmabuf to device");
+		if (err == -EREMOTEIO)
+			NL_SET_ERR_MSG(extack, NO_P2P_PATH_MSG);
+		else
+			NL_SET_ERR_MSG(extack, "Failed to bind dmabuf to device");
 		goto err_put_device;
 	}
 
@@ -237,7 +253,10 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 						DMA_FROM_DEVICE);
 	if (IS_ERR(binding->sgt)) {
 		err = PTR_ERR(binding->sgt);
-		NL_SET_ERR_MSG(extack, "Failed to map dmabuf attachment");
+		if (err == -EREMOTEIO)
+			NL_SET_ERR_MSG(extack, NO_P2P_PATH_MSG);
+		else
+			NL_SET_ERR_MSG(extack, "Failed to map dmabuf attachment");
 		goto err_detach;
 	}
 
@@ -482,24 +501,32 @@ static netmem_ref mp_dmabuf_devmem_alloc_netmems(struct page_pool *pool,
 {
 	struct net_devmem_dmabuf_binding *binding = pool->mp_priv;
 	struct net_iov *niov;
+	u32 in_use;
 
-	niov = net_devmem_alloc_dmabuf(binding);
+	niov = net_devmem_alloc_dmabuf(binding, &in_use);
 	if (!niov)
 		return 0;
 
 	niov->pp = pool;
 	pool->pages_state_hold_cnt++;
+	trace_devmem_niov_alloc(pool, binding->id, niov, in_use,
+				page_pool_inflight(pool, false));
 	return net_iov_to_netmem(niov);
 }
 
 static bool mp_dmabuf_devmem_release_netmem(struct page_pool *pool,
 					    netmem_ref netmem)
 {
+	struct net_devmem_dmabuf_binding *binding = pool->mp_priv;
 	struct net_iov *niov = netmem_to_net_iov(netmem);
+	u32 in_use;
 
 	WARN_ON_ONCE(atomic_long_read(&niov->pp_ref_count));
 	niov->pp = NULL;
-	net_devmem_free_dmabuf(niov);
+	in_use = net_devmem_free_dmabuf(niov);
+	/* the pool counts this release once we return */
+	trace_devmem_niov_release(pool, binding->id, niov, in_use,
+				  max(page_pool_inflight(pool, false), 1) - 1);
 
 	/* never put_page() a net_iov */
 	return false;

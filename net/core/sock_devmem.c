@@ -279,6 +279,7 @@ void sk_devmem_tokens_release(struct sock *sk)
 	if (!store)
 		return;
 
+	trace_devmem_tokens_release(sk, store->used);
 	for (i = 0; i < store->size; i++)
 		if (!slot_is_free(store->slots[i]))
 			page_pool_unref_net_iov((struct net_iov *)store->slots[i]);

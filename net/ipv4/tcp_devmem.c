@@ -234,3 +234,17 @@ int tcp_recvmsg_dmabuf(struct sock *sk, const struct sk_buff *skb,
 				     rx.linear_bytes);
 	return sent ?: ret;
 }
+
+/**
+ * tcp_devmem_host_copied() - a MSG_SOCK_DEVMEM reader got host memory
+ * @sk: socket
+ * @bytes: payload bytes of a readable skb the CPU copied to the reader
+ *
+ * Payload that missed device memory (a flow on a queue without a
+ * binding, a driver that fell back to host pages) reaches a devmem
+ * reader by copy; the devmem_host_copy tracepoint makes it visible.
+ */
+void tcp_devmem_host_copied(const struct sock *sk, u32 bytes)
+{
+	trace_devmem_host_copy(sk, bytes);
+}

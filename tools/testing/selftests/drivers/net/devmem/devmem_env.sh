@@ -29,6 +29,31 @@ wait_no_bindings()
 	return 1
 }
 
+# killed_mid_stream <server addr> [ncdevmem args]: a 256 MiB stream from
+# NS; the receiver is SIGKILLed two seconds in, with tokens out and data
+# in flight. Succeeds when every binding is gone afterwards.
+killed_mid_stream()
+{
+	local addr=$1 pid spid
+
+	shift
+	./ncdevmem -l -s "$addr" -p $PORT -v 7 "$@" \
+		> /dev/null 2> "$TMP/kill.log" &
+	pid=$!
+	wait_line "$TMP/kill.log" "^listening" ||
+		{ echo "# no listener: $(cat "$TMP/kill.log")"; return 1; }
+	yes "$PATTERN" | head -c $((256 << 20)) |
+		ip netns exec "$NS" socat -u STDIN TCP:"$addr":$PORT \
+		2>/dev/null &
+	spid=$!
+	sleep 2
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	kill $spid 2>/dev/null
+	wait $spid 2>/dev/null
+	wait_no_bindings || { echo "# left: $("$NCDEVMEM" --pools)"; return 1; }
+}
+
 # Device-memory fragments handed out so far, all sockets (shell builtins
 # only: cheap to poll).
 tcp_rx_frags()

@@ -362,24 +362,7 @@ fi
 # SIGKILL with tokens out and data in flight: everything comes back.
 sigkill_case()
 {
-	local pid spid
-
-	./ncdevmem -l -f "$IF" -s 198.51.100.1 -p $PORT -v 7 \
-		--dontneed-batch 1024 > /dev/null 2> "$TMP/kill.log" &
-	pid=$!
-	wait_line "$TMP/kill.log" "^listening" ||
-		{ echo "# no listener: $(cat "$TMP/kill.log")"; return 1; }
-	yes "$PATTERN" | head -c $((256 << 20)) |
-		ip netns exec "$NS" socat -u STDIN TCP:198.51.100.1:$PORT \
-		2>/dev/null &
-	spid=$!
-	sleep 2
-	kill -9 $pid
-	wait $pid 2>/dev/null
-	kill $spid 2>/dev/null
-	wait $spid 2>/dev/null
-	wait_no_bindings ||
-		{ echo "# left: $("$NCDEVMEM" --pools)"; return 1; }
+	killed_mid_stream 198.51.100.1 -f "$IF" --dontneed-batch 1024
 }
 ktap_check "SIGKILL mid-stream with tokens out: binding released" sigkill_case
 

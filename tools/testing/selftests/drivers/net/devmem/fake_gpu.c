@@ -7,11 +7,17 @@
  * it, and device-to-host copies are memcpy(). It tests the dlopen()
  * plumbing and the copy-based validation, not a GPU driver.
  *
+ * Built once more as librocm_smi64.so.1, it answers ROCm SMI's PCI
+ * address query. FAKE_GPU_PCI_BUS_ID (domain:bus:device.function) is the
+ * PCI address it reports for its device, so that ncdevmem --pair can be
+ * tested against a real PCI function of the VM.
+ *
  * FAKE_GPU_DEVICES=0 in the environment makes it report no device.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,6 +40,18 @@ static int devices(void)
 	const char *env = getenv("FAKE_GPU_DEVICES");
 
 	return env ? atoi(env) : 1;
+}
+
+/* FAKE_GPU_PCI_BUS_ID, parsed; 0000:00:00.0 without it */
+static int pci_address(unsigned int *dom, unsigned int *bus, unsigned int *dev,
+		       unsigned int *fn)
+{
+	const char *env = getenv("FAKE_GPU_PCI_BUS_ID");
+
+	*dom = *bus = *dev = *fn = 0;
+	if (env && sscanf(env, "%x:%x:%x.%x", dom, bus, dev, fn) != 4)
+		return ERR_INVALID;
+	return 0;
 }
 
 static int fake_alloc(uint64_t *addr, size_t size)
@@ -104,6 +122,12 @@ int fake_cu_dtoh(void *dst, uint64_t src, size_t len)
 	__asm__("cuMemcpyDtoH_v2");
 int fake_cu_error_string(int err, const char **str)
 	__asm__("cuGetErrorString");
+int fake_cu_pci_bus_id(char *id, int len, int dev)
+	__asm__("cuDeviceGetPCIBusId");
+int fake_rsmi_init(uint64_t flags)
+	__asm__("rsmi_init");
+int fake_rsmi_pci_id(uint32_t dev, uint64_t *bdfid)
+	__asm__("rsmi_dev_pci_id_get");
 int fake_hip_init(unsigned int flags)
 	__asm__("hipInit");
 int fake_hip_device_count(int *count)
@@ -120,6 +144,17 @@ const char *fake_hip_error_string(int err)
 	__asm__("hipGetErrorString");
 
 /* CUDA driver API */
+
+/* CUDA's format: an eight-digit domain */
+int fake_cu_pci_bus_id(char *id, int len, int dev)
+{
+	unsigned int dom, bus, slot, fn;
+
+	if (dev >= devices() || pci_address(&dom, &bus, &slot, &fn))
+		return ERR_INVALID;
+	snprintf(id, len, "%08x:%02x:%02x.%x", dom, bus, slot, fn);
+	return 0;
+}
 
 int fake_cu_init(unsigned int flags)
 {
@@ -213,4 +248,22 @@ int fake_hip_memcpy(void *dst, const void *src, size_t len, int kind)
 const char *fake_hip_error_string(int err)
 {
 	return "fake: invalid";
+}
+
+/* ROCm SMI */
+
+int fake_rsmi_init(uint64_t flags)
+{
+	return 0;
+}
+
+/* (domain << 32) | (bus << 8) | (device << 3) | function */
+int fake_rsmi_pci_id(uint32_t dev, uint64_t *bdfid)
+{
+	unsigned int dom, bus, slot, fn;
+
+	if ((int)dev >= devices() || pci_address(&dom, &bus, &slot, &fn))
+		return ERR_INVALID;
+	*bdfid = ((uint64_t)dom << 32) | (bus << 8) | (slot << 3) | fn;
+	return 0;
 }

@@ -17,13 +17,15 @@
  *	pages) so that its DMA segments are aligned to it
  *   -L: fail if any payload arrives in an SCM_DEVMEM_LINEAR cmsg
  * Extras: --sha256 (hash of the received stream, read from the dmabuf),
- * --stats, --size BYTES (dmabuf size), --memory udmabuf|heap|cuda|rocm,
+ * --stats, --size BYTES (dmabuf size), --memory udmabuf|heap|p2p|cuda|rocm,
  * --allow-host (readable data is not an error), --connections N (accept N
  * connections one after the other on one binding), --unbind-after BYTES
  * (close the binding's netlink socket mid-stream: the rest arrives in host
  * memory), --parallel (the N connections at once, read as data comes),
  * --uring (receive with one multishot IORING_OP_RECVMSG per connection,
- * cmsgs from provided buffers; tokens still go back with setsockopt).
+ * cmsgs from provided buffers; tokens still go back with setsockopt),
+ * --pair show|auto [--owner BDF] (NICs that reach the device memory peer
+ * to peer, from the PCIe topology; auto picks the closest for -f).
  */
 #define _GNU_SOURCE
 /* struct dmabuf_cmsg and dmabuf_token come from the uapi header, whose
@@ -86,6 +88,8 @@ static bool parallel;		/* --parallel: connections at once */
 static bool use_uring;		/* --uring: multishot IORING_OP_RECVMSG */
 static bool want_sha256, want_stats, allow_host, show_queues;
 static const char *set_hds;
+static const char *pair;		/* --pair show|auto */
+static const char *pair_owner;	/* --owner BDF */
 static bool bind_only;
 static bool copy_mode;
 static size_t read_size = IOV_LEN;
@@ -1337,12 +1341,22 @@ static int do_client(void)
 	return 0;
 }
 
+static int do_pair_show(void)
+{
+	char ifname_buf[IFNAMSIZ_PAIR];
+
+	int err = pair_nic(memory, pair_owner, false, ifname_buf);
+
+	return err == -ENODEV ? KSFT_SKIP : err ? 1 : 0;
+}
+
 static void help(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s -l -f IF -s ADDR [-c CLIENT] [-p PORT] [-v N] [-q NUM] [-t FIRST]\n"
 		"          [-b RX_PAGE_SIZE] [-L]\n"
-		"          [--sha256] [--stats] [--size BYTES] [--memory udmabuf|heap|cuda|rocm]\n"
+		"          [--sha256] [--stats] [--size BYTES]\n"
+		"          [--memory udmabuf|heap|p2p|cuda|rocm]\n"
 		"          [--allow-host] [--connections N [--parallel]] [--unbind-after BYTES]\n"
 		"          [--uring]\n"
 		"       %s -f IF                  (bind self-tests)\n"
@@ -1350,10 +1364,12 @@ static void help(const char *prog)
 		"       %s --pools                (page pools, in flight, detached)\n"
 		"       %s -f IF --hds on|off|auto (tcp-data-split over netlink)\n"
 		"       %s -f IF --bind-only [--size BYTES] (bind cost, for make bench)\n"
+		"       %s --pair show|auto [--memory p2p | --owner BDF]  (NICs that\n"
+		"                 reach the memory peer to peer; auto: -f is the closest)\n"
 		"       %s -l --copy -s ADDR [-p PORT]  (plain recv, the baseline)\n"
 		"       [--read-size BYTES] [--dontneed-batch FRAGS]\n"
 		"       %s -s ADDR [-p PORT] < data (plain TCP client)\n",
-		prog, prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -1374,12 +1390,14 @@ static const struct option longopts[] = {
 	{ "unbind-after", required_argument, NULL, 'U' },
 	{ "parallel", no_argument, NULL, 'W' },
 	{ "uring", no_argument, NULL, 'I' },
+	{ "pair", required_argument, NULL, 'X' },
+	{ "owner", required_argument, NULL, 'O' },
 	{}
 };
 
 /* What the flags select. */
 enum mode { SERVER, COPY_SERVER, CLIENT, SELFTESTS, SHOW_QUEUES, SHOW_POOLS,
-	    SET_HDS, BIND_ONLY };
+	    SET_HDS, BIND_ONLY, PAIR_SHOW };
 
 /* One option with an argument; false if the value is out of range. */
 static bool parse_value(int opt, const char *arg)
@@ -1428,6 +1446,12 @@ static bool parse_value(int opt, const char *arg)
 	case 'N':
 		dontneed_batch = atoi(arg);
 		return dontneed_batch >= 1 && dontneed_batch <= MAX_TOKEN_FRAGS;
+	case 'X':
+		pair = arg;
+		return !strcmp(arg, "show") || !strcmp(arg, "auto");
+	case 'O':
+		pair_owner = arg;
+		break;
 	case 'U':
 		/* what arrives after the unbind is in host memory */
 		unbind_after = strtoull(arg, NULL, 0);
@@ -1442,7 +1466,7 @@ static bool parse_value(int opt, const char *arg)
 static enum mode parse_args(int argc, char **argv)
 {
 	bool listen_mode = false, pools = false;
-	int opt;
+	int opt, err;
 
 	while ((opt = getopt_long(argc, argv, "ls:c:p:v:q:t:f:b:L", longopts,
 				  NULL)) != -1) {
@@ -1487,6 +1511,19 @@ static enum mode parse_args(int argc, char **argv)
 	}
 	if (pools)
 		return SHOW_POOLS;
+	if (pair && !strcmp(pair, "show"))
+		return PAIR_SHOW;
+	if (pair) {
+		/* --pair auto: the closest NIC that reaches the memory */
+		static char paired[IFNAMSIZ_PAIR];
+
+		if (ifname)
+			help(argv[0]);
+		err = pair_nic(memory, pair_owner, true, paired);
+		if (err)
+			exit(err == -ENODEV ? KSFT_SKIP : 1);
+		ifname = paired;
+	}
 	/* one hash over interleaved streams would mean nothing */
 	if (parallel && want_sha256)
 		help(argv[0]);
@@ -1519,6 +1556,7 @@ int main(int argc, char **argv)
 		[SHOW_POOLS] = do_show_pools,
 		[SET_HDS] = do_set_hds,
 		[BIND_ONLY] = do_bind_only,
+		[PAIR_SHOW] = do_pair_show,
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	enum mode mode = parse_args(argc, argv);

@@ -45,6 +45,25 @@ int mem_open(struct devmem_mem *m, const char *provider, size_t size,
 void mem_close(struct devmem_mem *m);
 /* Where the CPU reads [@off, @off + @len), or NULL if it cannot. */
 const uint8_t *mem_frag(struct devmem_mem *m, uint64_t off, uint32_t len);
+/* The p2pbuf device the "p2p" provider uses, or NULL if there is none. */
+const char *p2pbuf_path(void);
+/* --pair (ncdevmem_pair.c): print each PCI NIC's path to the memory's
+ * owner and whether it reaches it peer to peer; with @pick, put the
+ * closest such NIC in @ifname. 0, or -ENODEV.
+ */
+#define IFNAMSIZ_PAIR	16
+int pair_nic(const char *memory, const char *owner, bool pick, char *ifname);
+/* A runtime library's entry point, resolved by gpu_load(). */
+struct gpu_sym {
+	const char *name;
+	void *slot;		/* where the function pointer goes */
+	bool optional;
+};
+
+/* dlopen() @lib (kept loaded) and resolve @syms: 0, -ENODEV (no
+ * library: skip) or -EOPNOTSUPP (an entry point is missing).
+ */
+int gpu_load(const char *kind, const char *lib, const struct gpu_sym *syms);
 /* Names of the providers, for the usage text. */
 const char *mem_providers(void);
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ncdevmem's memory providers, one ops table each: udmabuf (host memory
- * from a memfd), the system dma-heap, and GPU memory exported by the CUDA
+ * from a memfd), the system dma-heap, PCI BAR memory from p2pbuf (device
+ * memory that is not host DRAM), and GPU memory exported by the CUDA
  * or HIP runtime. The GPU runtimes are loaded at run time only if their
  * library is installed, so that ncdevmem builds without GPU headers: the
  * few entry points used are declared here with plain C types. A GPU
@@ -19,7 +20,9 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <glob.h>
 #include <linux/dma-heap.h>
+#include <linux/p2pbuf.h>
 
 #include "devmem_lib.h"
 #include "ncdevmem.h"
@@ -63,21 +66,62 @@ static int heap_alloc(struct devmem_mem *m)
 	return 0;
 }
 
-/* GPU runtimes */
+/* p2pbuf: a PCI BAR registered with P2PDMA (drivers/dma-buf/p2pbuf.c) */
 
-struct gpu_sym {
-	const char *name;
-	void *slot;		/* where the function pointer goes */
-	bool optional;
-};
+/* The first /dev/p2pbufN, or NULL; P2PBUF_DEV in the environment names one */
+const char *p2pbuf_path(void)
+{
+	static char path[64];
+	const char *env = getenv("P2PBUF_DEV");
+	glob_t g;
+
+	if (env)
+		return env;
+	if (glob("/dev/p2pbuf[0-9]*", 0, NULL, &g))
+		return NULL;
+	snprintf(path, sizeof(path), "%s", g.gl_pathv[0]);
+	globfree(&g);
+	return path;
+}
+
+static int p2p_alloc(struct devmem_mem *m)
+{
+	struct p2pbuf_create req = {
+		.size = m->size,
+		.flags = P2PBUF_FLAGS_CLOEXEC,
+	};
+	const char *path = p2pbuf_path();
+	int dev, ret;
+
+	if (!path) {
+		fprintf(stderr, "p2p: no /dev/p2pbuf* (CONFIG_DMABUF_P2PBUF, ivshmem-plain)\n");
+		return -ENODEV;
+	}
+	dev = open(path, O_RDWR | O_CLOEXEC);
+	if (dev < 0) {
+		fprintf(stderr, "p2p: %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	ret = ioctl(dev, P2PBUF_CREATE, &req);
+	ret = ret < 0 ? -errno : ret;
+	close(dev);
+	if (ret < 0) {
+		fprintf(stderr, "p2p: %s: P2PBUF_CREATE of %zu bytes: %s\n",
+			path, m->size, strerror(-ret));
+		return ret;
+	}
+	m->fd = ret;
+	return 0;
+}
+
+/* GPU runtimes */
 
 /*
  * dlopen() @lib and resolve @syms. -ENODEV (skip) without the library,
  * -EOPNOTSUPP if it lacks an entry point (too old for dmabuf export).
  * The library stays loaded: runtimes do not like dlclose().
  */
-static int gpu_load(const char *kind, const char *lib,
-		    const struct gpu_sym *syms)
+int gpu_load(const char *kind, const char *lib, const struct gpu_sym *syms)
 {
 	void *handle, *fn;
 
@@ -262,6 +306,7 @@ static int rocm_read(const struct devmem_mem *m, void *dst, uint64_t off,
 static const struct mem_ops providers[] = {
 	{ .name = "udmabuf", .alloc = udmabuf_mem_alloc },
 	{ .name = "heap", .alloc = heap_alloc },
+	{ .name = "p2p", .alloc = p2p_alloc },
 	{ .name = "cuda", .alloc = cuda_alloc, .read = cuda_read },
 	{ .name = "rocm", .alloc = rocm_alloc, .read = rocm_read },
 	{}
@@ -269,7 +314,7 @@ static const struct mem_ops providers[] = {
 
 const char *mem_providers(void)
 {
-	return "udmabuf|heap|cuda|rocm";
+	return "udmabuf|heap|p2p|cuda|rocm";
 }
 
 int mem_open(struct devmem_mem *m, const char *provider, size_t size,

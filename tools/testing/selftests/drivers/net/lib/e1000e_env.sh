@@ -2,8 +2,9 @@
 # e1000e port pairs for the real-driver devmem tests; sourced.
 #
 #   e1000e_pair <netns> <v4 prefix> <v6 prefix>
-#	takes the VM's two e1000e ports (QEMU joins them back to back
-#	through a hub, see harness/vm.sh), in PCI order: sets IF (host
+#	takes the VM's first two e1000e ports (QEMU joins them back to back
+#	through a hub, see harness/vm.sh), in PCI order, or the two named
+#	in E1000E_PORTS ("IF PEER"): sets IF (host
 #	end, <v4>.1, <v6>::1, up) and PEER (moved into <netns>, <v4>.2,
 #	<v6>::2, up), MTU 1500 on both, TSO off on PEER (below). A
 #	namespace <netns> left by a killed run goes first (its port comes
@@ -13,6 +14,11 @@
 #   e1000e_wait_link	until both ports have carrier (10 s)
 #   e1000e_cleanup	deletes <netns> (PEER comes back), flushes IF
 #   e1000e_bdf <ifname>	PCI address of a port
+#   e1000e_p2p_ports	in the VM_P2P layout (harness/vm.sh): sets P2PDEV
+#	(/dev/p2pbufN), P2P (its PCI address), NEAR (the port under the
+#	same PCIe switch), FAR (the first port on the root complex) and
+#	SENDER (the port joined to NEAR); returns 1, with E1000E_WHY set,
+#	outside that layout
 
 E1000E_NS=
 E1000E_WHY=
@@ -52,7 +58,7 @@ e1000e_pair()
 
 	E1000E_NS=$1
 	[ -e /run/netns/"$E1000E_NS" ] && ip netns del "$E1000E_NS" && sleep 1
-	ports=$(e1000e_ports)
+	ports=${E1000E_PORTS:-$(e1000e_ports)}
 	set -- $ports "$@"
 	if [ $# -lt 5 ]; then
 		E1000E_WHY="the VM has no two e1000e ports (QEMU without e1000e, or VM_E1000E=0)"
@@ -104,4 +110,32 @@ e1000e_cleanup()
 		ip netns del "$E1000E_NS"
 	[ -n "${IF:-}" ] && [ -e /sys/class/net/"$IF" ] && ip addr flush dev "$IF"
 	return 0
+}
+
+e1000e_p2p_ports()
+{
+	local p2p_path path p
+
+	P2PDEV=$(ls /dev/p2pbuf* 2>/dev/null | head -n 1)
+	if [ -z "$P2PDEV" ]; then
+		E1000E_WHY="no /dev/p2pbuf* (CONFIG_DMABUF_P2PBUF and ivshmem-plain: VM_P2P=1)"
+		return 1
+	fi
+	P2P=$(basename "$(readlink "/sys/class/misc/${P2PDEV#/dev/}/device")")
+	# /sys/devices/pci0000:00/<root port>/<switch upstream port>/...
+	p2p_path=$(readlink -f "/sys/bus/pci/devices/$P2P" | cut -d/ -f5,6)
+	NEAR= FAR= SENDER=
+	for p in $(e1000e_ports); do
+		path=$(readlink -f "/sys/class/net/$p/device" | cut -d/ -f5,6)
+		if [ "$path" = "$p2p_path" ]; then
+			NEAR=$p
+		elif [ -z "$FAR" ]; then
+			FAR=$p
+		else
+			SENDER=$p	# the last port on the root complex
+		fi
+	done
+	[ -n "$NEAR" ] && [ -n "$SENDER" ] && return 0
+	E1000E_WHY="no e1000e port under the switch of $P2P (ports: $(e1000e_ports | xargs))"
+	return 1
 }

@@ -1,0 +1,238 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Device memory that is not host DRAM: a PCI BAR (QEMU's ivshmem-plain,
+# driven by p2pbuf) under a PCIe switch, next to an e1000e port
+# (harness/vm.sh, VM_P2P=1). The port under the switch receives a
+# stream into the BAR peer to peer: every byte checked through the
+# exporter's mapping, every DMA address the binding handed out inside
+# the BAR. A port that shares no switch with the BAR (its P2P path goes
+# through q35's host bridge, which P2PDMA does not trust) and hdsim (not
+# a PCI device) are refused with EREMOTEIO and the extack. SIGKILL and
+# hot-remove of the BAR's device while bound leave nothing behind.
+
+cd "$(dirname "$0")" || exit 1
+. ../lib/ktap.sh
+. ../lib/hdsim_env.sh
+. ../lib/e1000e_env.sh
+. ./devmem_env.sh
+
+PORT=5401
+PATTERN=$(printf '\001\002\003\004\005\006')
+TMP=$(mktemp -d)
+TRACE=/sys/kernel/tracing
+trap 'echo 0 > $TRACE/events/devmem/devmem_niov_alloc/enable 2>/dev/null;
+      e1000e_cleanup; hdsim_cleanup; rm -rf "$TMP"' EXIT
+
+PLAN=13
+ktap_plan $PLAN
+skip_all()
+{
+	local i
+
+	for i in $(seq $PLAN); do ktap_skip "p2p $i" "$1"; done
+	ktap_finish
+}
+
+e1000e_p2p_ports || skip_all "$E1000E_WHY"
+[ -d $TRACE/events/devmem ] || mount -t tracefs none $TRACE 2>/dev/null
+debugfs_mounted
+
+# BAR 2 of the p2pbuf device: CPU (= bus, on x86) addresses
+read -r BAR_START BAR_END _ <<< "$(sed -n 3p "/sys/bus/pci/devices/$P2P/resource")"
+echo "# BAR memory: $P2P ($P2PDEV) BAR 2 $BAR_START..$BAR_END; near $NEAR, far $FAR, sender $SENDER"
+
+# The far port: its P2P path goes through the host bridge. AMD Zen
+# hosts are trusted by P2PDMA whatever the bridge (and KVM shows the
+# guest the host's CPU): there the bind succeeds, and the case skips.
+far_case()
+{
+	local err want="Remote I/O error No peer-to-peer DMA path between the device"
+
+	./ncdevmem -f "$FAR" --hds on > /dev/null || return 1
+	err=$(./ncdevmem -f "$FAR" --bind-only --memory p2p --size $((4 << 20)) 2>&1) &&
+		{ echo "# bound: $err"; return 1; }
+	echo "$err" | grep -q "$want" || { echo "# $err"; return 1; }
+}
+if grep -q AuthenticAMD /proc/cpuinfo &&
+   [ "$(sed -n 's/^cpu family\s*: //p' /proc/cpuinfo | head -n 1)" -ge 23 ]; then
+	ktap_skip "far port refused" "AMD Zen: P2PDMA trusts every host bridge here"
+else
+	ktap_check "$FAR (no shared switch) refused: EREMOTEIO, extack: no P2P path" far_case
+fi
+
+hdsim_case()
+{
+	local err
+
+	hdsim_pair 25 p2p-hdsim-25 192.0.2 2001:db8:7 || return 1
+	./ncdevmem -f "$IF" --hds on > /dev/null || return 1
+	err=$(./ncdevmem -f "$IF" --bind-only --memory p2p --size $((4 << 20)) 2>&1) &&
+		{ echo "# bound: $err"; return 1; }
+	echo "$err" | grep -q "Remote I/O error No peer-to-peer DMA path" ||
+		{ echo "# $err"; return 1; }
+	hdsim_cleanup
+}
+ktap_check "hdsim (not a PCI device) refused: EREMOTEIO" hdsim_case
+
+pair_show_case()
+{
+	./ncdevmem --pair show --memory p2p > "$TMP/pair" || return 1
+	sed 's/^/# /' "$TMP/pair"
+	grep -q "^pair: memory of $P2P: " "$TMP/pair" &&
+	grep -q "^pair: $NEAR (.*: peer to peer below .*, distance 4$" "$TMP/pair" &&
+	grep -q "^pair: $FAR (.*: through the host bridge" "$TMP/pair"
+}
+ktap_check "--pair show: $NEAR below the switch, $FAR through the host bridge" pair_show_case
+
+pair_auto_case()
+{
+	local out far_bdf
+
+	./ncdevmem -f "$NEAR" --hds on > /dev/null || return 1
+	out=$(./ncdevmem --pair auto --memory p2p --bind-only --size $((4 << 20))) ||
+		{ echo "# $out"; return 1; }
+	echo "$out" | grep -q "^pair: picked $NEAR (distance 4)$" &&
+	echo "$out" | grep -q "^bind size_bytes=4194304 " || { echo "# $out"; return 1; }
+	# memory owned by a function on the root complex: no NIC shares a
+	# bridge with it
+	far_bdf=$(e1000e_bdf "$FAR")
+	out=$(./ncdevmem --pair auto --owner "$far_bdf" --bind-only 2>&1) &&
+		{ echo "# $out"; return 1; }
+	echo "$out" | grep -q "no NIC shares a PCIe switch or root port with $far_bdf" ||
+		{ echo "# $out"; return 1; }
+}
+ktap_check "--pair auto binds $NEAR; with no NIC under a shared bridge it refuses" pair_auto_case
+
+# a GPU found through its runtime: the stand-in runtimes name the BAR's
+# device as their GPU 0
+gpu_pair_case()
+{
+	local kind out
+
+	for kind in cuda rocm; do
+		out=$(LD_LIBRARY_PATH=$PWD FAKE_GPU_PCI_BUS_ID=$P2P \
+		      ./ncdevmem --pair show --memory $kind) || return 1
+		echo "$out" | grep -q "^pair: memory of $P2P: " &&
+		echo "$out" | grep -q "^pair: $NEAR (.*: peer to peer below .*, distance 4$" ||
+			{ echo "# $kind: $out"; return 1; }
+	done
+}
+ktap_check "--pair --memory cuda|rocm: GPU from cuDeviceGetPCIBusId, ROCm SMI (stand-ins)" \
+	gpu_pair_case
+
+gpu_skip_case()
+{
+	local out
+
+	out=$(./ncdevmem --pair auto --memory rocm 2>&1)
+	[ $? = 4 ] && echo "$out" | grep -q "skipping"
+}
+if ldconfig -p 2>/dev/null | grep -q librocm_smi64; then
+	ktap_skip "--pair without ROCm SMI skips" "librocm_smi64 is installed"
+else
+	ktap_check "--pair without the GPU runtime skips clearly (exit 4)" gpu_skip_case
+fi
+
+E1000E_PORTS="$NEAR $SENDER"
+if ! e1000e_pair p2p-peer 203.0.113 2001:db8:e2; then
+	for i in $(seq 7); do ktap_fail "p2p pair" "$E1000E_WHY"; done
+	ktap_finish
+fi
+NS=$E1000E_NS
+yes "$PATTERN" | head -c $((16 << 20)) > "$TMP/data"
+
+# Every net_iov the stream's binding took: its DMA address, from the
+# devmem_niov_alloc tracepoint.
+echo 16384 > $TRACE/buffer_size_kb	# room for every event of the stream
+echo > $TRACE/trace
+echo 1 > $TRACE/events/devmem/devmem_niov_alloc/enable
+RX_ENV=
+rx_case "$NEAR under the switch: 16 MiB into BAR memory" 203.0.113.1 \
+	$((16 << 20)) socat --memory p2p
+echo 0 > $TRACE/events/devmem/devmem_niov_alloc/enable
+
+dma_case()
+{
+	local n bad
+
+	sed -n 's/.*devmem_niov_alloc:.* dma=\(0x[0-9a-f]*\).*/\1/p' \
+		$TRACE/trace > "$TMP/dma"
+	n=$(wc -l < "$TMP/dma")
+	[ "$n" -gt 0 ] || { echo "# no devmem_niov_alloc events"; return 1; }
+	bad=$(while read -r a; do
+		[ $((a)) -ge $((BAR_START)) ] && [ $((a)) -le $((BAR_END)) ] ||
+			echo "$a"
+	done < "$TMP/dma" | head -n 3)
+	[ -z "$bad" ] || { echo "# outside the BAR: $bad"; return 1; }
+	echo "# $n net_iov allocations, all in $BAR_START..$BAR_END"
+}
+ktap_check "every DMA address the binding handed out is in the BAR" dma_case
+
+# the BAR is free again: the whole of it can be allocated
+bar_free()
+{
+	./ncdevmem -f "$NEAR" --bind-only --memory p2p \
+		--size $((BAR_END - BAR_START + 1)) | grep -q "^bind size_bytes="
+}
+ktap_check "after the stream, the whole BAR binds again (nothing leaked)" bar_free
+
+# Closing the netlink socket mid-stream: the queue goes back to host
+# memory, the stream goes on intact, the BAR is free again.
+unbind_case()
+{
+	local out=$TMP/ub.out log=$TMP/ub.log pid
+
+	./ncdevmem -l -f "$NEAR" -s 203.0.113.1 -p $PORT -v 7 --memory p2p \
+		--unbind-after $((2 << 20)) > "$out" 2> "$log" &
+	pid=$!
+	wait_line "$log" "^listening" || { kill $pid; return 1; }
+	head -c $((8 << 20)) "$TMP/data" |
+		ip netns exec "$NS" socat -u STDIN TCP:203.0.113.1:$PORT
+	wait $pid || { cat "$log" "$out"; return 1; }
+	echo "# $(grep "^received" "$out")"
+	grep -q "^received 8388608 bytes: [1-9][0-9]* in device memory" "$out" &&
+		grep -q ": 0 errors" "$out" && wait_no_bindings && bar_free
+}
+ktap_check "unbind mid-stream: the rest in host memory, the BAR free again" unbind_case
+
+sigkill_case()
+{
+	killed_mid_stream 203.0.113.1 -f "$NEAR" --memory p2p && bar_free
+}
+ktap_check "SIGKILL mid-stream: binding and BAR memory released" sigkill_case
+
+# Hot-remove of the BAR's device while a queue is bound to its memory:
+# /dev/p2pbufN goes at once, the removal waits for the dmabuf, the
+# receiver goes on; when it exits the device leaves, and a rescan brings
+# it back.
+remove_case()
+{
+	local pid rpid ok=1
+
+	./ncdevmem -l -f "$NEAR" -s 203.0.113.1 -p $PORT -v 7 --memory p2p \
+		> "$TMP/rm.out" 2> "$TMP/rm.log" &
+	pid=$!
+	wait_line "$TMP/rm.log" "^listening" || return 1
+	echo 1 > "/sys/bus/pci/devices/$P2P/remove" &
+	rpid=$!
+	sleep 2
+	[ -e "$P2PDEV" ] && { echo "# $P2PDEV still there"; ok=0; }
+	[ -d "/proc/$rpid" ] || { echo "# removed while bound"; ok=0; }
+	# the binding still works: a stream lands and validates
+	head -c $((4 << 20)) "$TMP/data" |
+		ip netns exec "$NS" socat -u STDIN TCP:203.0.113.1:$PORT || ok=0
+	wait $pid || ok=0
+	grep -q ": 0 errors" "$TMP/rm.out" || { cat "$TMP/rm.out"; ok=0; }
+	timeout 30 tail --pid=$rpid -f /dev/null ||
+		{ echo "# removal still waiting"; ok=0; }
+	wait_no_bindings || ok=0
+	[ -e "/sys/bus/pci/devices/$P2P" ] && { echo "# device still there"; ok=0; }
+	echo 1 > /sys/bus/pci/rescan
+	for i in $(seq 50); do [ -e "$P2PDEV" ] && break; sleep 0.1; done
+	[ -e "$P2PDEV" ] || { echo "# no $P2PDEV after rescan"; ok=0; }
+	[ $ok = 1 ]
+}
+ktap_check "hot-remove of the BAR's device while bound: waits, nothing leaks" remove_case
+ktap_check "after the rescan, the BAR binds again" bar_free
+e1000e_cleanup
+ktap_finish

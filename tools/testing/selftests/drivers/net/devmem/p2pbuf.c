@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * p2pbuf (drivers/dma-buf/p2pbuf.c), the device-memory stand-in that is
+ * a PCI BAR: bad allocations get their errno, the BAR's memory comes
+ * back when a dmabuf is closed, and the CPU view through mmap is the
+ * memory itself, bracketed by DMA_BUF_IOCTL_SYNC; removing the device
+ * waits for its dmabufs and fails whatever is new with ENODEV. Skips
+ * without an ivshmem-plain device (harness/vm.sh, VM_P2P=1).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <linux/dma-buf.h>
+#include <linux/p2pbuf.h>
+
+#include "../../../kselftest_harness.h"
+#include "devmem_nl.h"
+
+/* 0 and the fd of the first /dev/p2pbufN with its BAR size, or -1 */
+static int p2pbuf_open(size_t *bar_size)
+{
+	unsigned long long start, end, flags;
+	char path[256], line[256];
+	int fd, i, n;
+	glob_t g;
+	FILE *f;
+
+	if (glob("/dev/p2pbuf[0-9]*", 0, NULL, &g))
+		return -1;
+	fd = open(g.gl_pathv[0], O_RDWR | O_CLOEXEC);
+	/* /sys/class/misc/p2pbufN/device/resource: line 3 is BAR 2 */
+	snprintf(path, sizeof(path), "/sys/class/misc/%s/device/resource",
+		 strrchr(g.gl_pathv[0], '/') + 1);
+	globfree(&g);
+	f = fopen(path, "r");
+	if (!f || fd < 0)
+		goto err;
+	for (i = 0; i <= 2; i++) {
+		if (!fgets(line, sizeof(line), f))
+			goto err;
+	}
+	n = sscanf(line, "%llx %llx %llx", &start, &end, &flags);
+	fclose(f);
+	if (n != 3 || end <= start)
+		goto err_close;
+	*bar_size = end - start + 1;
+	return fd;
+err:
+	if (f)
+		fclose(f);
+err_close:
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+static int p2pbuf_create(int dev, unsigned long long size, unsigned int flags,
+			 unsigned int pad)
+{
+	struct p2pbuf_create req = {
+		.size = size,
+		.flags = flags,
+		.pad = pad,
+	};
+	int ret = ioctl(dev, P2PBUF_CREATE, &req);
+
+	return ret < 0 ? -errno : ret;
+}
+
+FIXTURE(p2pbuf)
+{
+	int dev;
+	size_t bar;
+};
+
+#define P2PBUF_MISSING "no /dev/p2pbuf* (CONFIG_DMABUF_P2PBUF, ivshmem-plain: VM_P2P=1)"
+
+/* 6.1's harness runs a test after a SKIP in its setup: each test checks
+ * for the device again.
+ */
+FIXTURE_SETUP(p2pbuf)
+{
+	self->dev = p2pbuf_open(&self->bar);
+	if (self->dev < 0)
+		SKIP(return, P2PBUF_MISSING);
+}
+
+FIXTURE_TEARDOWN(p2pbuf)
+{
+	if (self->dev >= 0)
+		close(self->dev);
+}
+
+TEST_F(p2pbuf, zero_size_is_einval)
+{
+	if (self->dev < 0)
+		SKIP(return, P2PBUF_MISSING);
+	ASSERT_EQ(-EINVAL, p2pbuf_create(self->dev, 0, 0, 0));
+}
+
+TEST_F(p2pbuf, size_not_page_aligned_is_einval)
+{
+	if (self->dev < 0)
+		SKIP(return, P2PBUF_MISSING);
+	ASSERT_EQ(-EINVAL, p2pbuf_create(self->dev, 4096 + 1, 0, 0));
+	ASSERT_EQ(-EINVAL, p2pbuf_create(self->dev, 100, 0, 0));
+}
+
+TEST_F(p2pbuf, unknown_flags_or_pad_are_einval)
+{
+	if (self->dev < 0)
+		SKIP(return, P2PBUF_MISSING);
+	ASSERT_EQ(-EINVAL, p2pbuf_create(self->dev, 4096, 0x2, 0));
+	ASSERT_EQ(-EINVAL, p2pbuf_create(self->dev, 4096, 0, 1));
+}
+
+TEST_F(p2pbuf, unknown_ioctl_is_enotty)
+{
+	if (self->dev < 0)
+		SKIP(return, P2PBUF_MISSING);
+	ASSERT_EQ(-1, ioctl(self->dev, _IO('u', 0x51)));
+	ASSERT_EQ(ENOTTY, errno);
+}
+
+TEST_F(p2pbuf, larger_than_the_bar_is_enomem)
+{
+	if (self->dev < 0)
+		SKIP(return, P2PBUF_MISSING);
+	ASSERT_EQ(-ENOMEM, p2pbuf_create(self->dev, self->bar + 4096, 0, 0));
+	ASSERT_EQ(-ENOMEM, p2pbuf_create(self->dev, 1ULL << 62, 0, 0));
+}
+
+/* The whole BAR, then one page more; closing gives every byte back. */
+TEST_F(p2pbuf, bar_exhausted_is_enomem_and_close_gives_it_back)
+{
+	int whole, again;
+
+	if (self->dev < 0)
+		SKIP(return, P2PBUF_MISSING);
+	whole = p2pbuf_create(self->dev, self->bar, P2PBUF_FLAGS_CLOEXEC, 0);
+	ASSERT_LE(0, whole);
+	EXPECT_EQ(FD_CLOEXEC, fcntl(whole, F_GETFD) & FD_CLOEXEC);
+	EXPECT_EQ(-ENOMEM, p2pbuf_create(self->dev, 4096, 0, 0));
+	close(whole);
+
+	again = p2pbuf_create(self->dev, self->bar, 0, 0);
+	ASSERT_LE(0, again);
+	EXPECT_EQ(0, fcntl(again, F_GETFD) & FD_CLOEXEC);
+	close(again);
+}
+
+/* Two buffers side by side: what one mapping writes, a second mapping
+ * of the same buffer reads, and the other buffer is untouched.
+ */
+TEST_F(p2pbuf, mmap_is_the_memory_and_sync_brackets_it)
+{
+	struct dma_buf_sync start = { DMA_BUF_SYNC_RW | DMA_BUF_SYNC_START };
+	struct dma_buf_sync end = { DMA_BUF_SYNC_RW | DMA_BUF_SYNC_END };
+	size_t size = 1 << 20, i;
+	unsigned char *a, *b, *c;
+	int fa, fb;
+
+	if (self->dev < 0)
+		SKIP(return, P2PBUF_MISSING);
+
+	fa = p2pbuf_create(self->dev, size, 0, 0);
+	fb = p2pbuf_create(self->dev, size, 0, 0);
+	ASSERT_LE(0, fa);
+	ASSERT_LE(0, fb);
+	a = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fa, 0);
+	b = mmap(NULL, size, PROT_READ, MAP_SHARED, fa, 0);
+	c = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fb, 0);
+	ASSERT_NE(MAP_FAILED, a);
+	ASSERT_NE(MAP_FAILED, b);
+	ASSERT_NE(MAP_FAILED, c);
+
+	ASSERT_EQ(0, ioctl(fb, DMA_BUF_IOCTL_SYNC, &start));
+	memset(c, 0x5a, size);
+	ASSERT_EQ(0, ioctl(fb, DMA_BUF_IOCTL_SYNC, &end));
+
+	ASSERT_EQ(0, ioctl(fa, DMA_BUF_IOCTL_SYNC, &start));
+	for (i = 0; i < size; i++)
+		a[i] = i % 251;
+	for (i = 0; i < size; i++)
+		if (b[i] != i % 251 || c[i] != 0x5a)
+			break;
+	ASSERT_EQ(0, ioctl(fa, DMA_BUF_IOCTL_SYNC, &end));
+	EXPECT_EQ(size, i);
+
+	/* a private mapping would be a copy: refused */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, size, PROT_READ, MAP_PRIVATE, fa, 0));
+	/* past the end */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 2 * size, PROT_READ, MAP_SHARED, fa, 0));
+
+	munmap(a, size);
+	munmap(b, size);
+	munmap(c, size);
+	close(fa);
+	close(fb);
+}
+
+/* The PCI address of the first p2pbuf device, in @bdf (32 bytes) */
+static int p2pbuf_bdf(char *bdf)
+{
+	char real[PATH_MAX];
+	glob_t g;
+	int err;
+
+	if (glob("/sys/class/misc/p2pbuf[0-9]*/device", 0, NULL, &g))
+		return -ENODEV;
+	err = realpath(g.gl_pathv[0], real) ? 0 : -errno;
+	globfree(&g);
+	if (!err)
+		snprintf(bdf, 32, "%s", strrchr(real, '/') + 1);
+	return err;
+}
+
+/* A network interface below the same PCIe switch as @bdf, or 0 */
+static int nic_under_switch(const char *bdf)
+{
+	char dev[PATH_MAX], nic[PATH_MAX], path[PATH_MAX];
+	int ifindex = 0;
+	size_t i, len;
+	char *cut;
+	glob_t g;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", bdf);
+	if (!realpath(path, dev))
+		return 0;
+	/* /sys/devices/pci0000:00/<root port>/<switch upstream port>/ */
+	cut = dev;
+	for (i = 0; i < 4 && cut; i++)
+		cut = strchr(cut + 1, '/');
+	if (!cut)
+		return 0;
+	len = cut - dev + 1;
+	if (glob("/sys/class/net/*/device", 0, NULL, &g))
+		return 0;
+	for (i = 0; i < g.gl_pathc && !ifindex; i++) {
+		if (realpath(g.gl_pathv[i], nic) && !strncmp(nic, dev, len)) {
+			snprintf(path, sizeof(path), "%s", g.gl_pathv[i] +
+				 strlen("/sys/class/net/"));
+			*strchr(path, '/') = 0;
+			ifindex = if_nametoindex(path);
+		}
+	}
+	globfree(&g);
+	return ifindex;
+}
+
+static int write_sysfs(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, val, strlen(val)) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static bool p2pbuf_present(void)
+{
+	glob_t g;
+	bool ret = !glob("/dev/p2pbuf[0-9]*", 0, NULL, &g);
+
+	if (ret)
+		globfree(&g);
+	return ret;
+}
+
+/* Last in the file: it removes the device and brings it back. While a
+ * dmabuf is alive the removal waits; meanwhile the device node is gone,
+ * new allocations and new attachments (a bind) fail with ENODEV, and the
+ * dmabuf's CPU view still works. Closing it lets the removal finish.
+ */
+TEST_F(p2pbuf, removal_waits_for_dmabufs_and_refuses_what_is_new)
+{
+	struct devmem_nl nl;
+	int fd, ifindex, status, i;
+	char bdf[32], path[300];
+	unsigned char *map;
+	pid_t child;
+	uint32_t id;
+
+	if (self->dev < 0)
+		SKIP(return, P2PBUF_MISSING);
+
+	ASSERT_EQ(0, p2pbuf_bdf(bdf));
+	ifindex = nic_under_switch(bdf);
+	if (!ifindex)
+		SKIP(return, "no network interface below the switch of %s", bdf);
+	ASSERT_EQ(0, devmem_nl_open(&nl));
+	ASSERT_EQ(0, ethtool_set_hds(&nl, ifindex, true));
+
+	fd = p2pbuf_create(self->dev, 1 << 20, 0, 0);
+	ASSERT_LE(0, fd);
+	map = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, map);
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove", bdf);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		/* the child's copies would keep the dmabuf alive */
+		munmap(map, 1 << 20);
+		close(fd);
+		_exit(write_sysfs(path, "1") ? 1 : 0);
+	}
+	for (i = 0; i < 50 && p2pbuf_present(); i++)
+		usleep(100000);
+	EXPECT_FALSE(p2pbuf_present());
+
+	EXPECT_EQ(-ENODEV, p2pbuf_create(self->dev, 4096, 0, 0));
+	EXPECT_EQ(-ENODEV, devmem_bind_rx_range(&nl, ifindex, fd, 0, 1, &id));
+	map[0] = 0xa5;
+	EXPECT_EQ(0xa5, map[0]);
+	EXPECT_EQ(0, waitpid(child, &status, WNOHANG));
+
+	munmap(map, 1 << 20);
+	close(fd);
+	for (i = 0; i < 100 && !waitpid(child, &status, WNOHANG); i++)
+		usleep(100000);
+	ASSERT_LT(i, 100);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+
+	ASSERT_EQ(0, write_sysfs("/sys/bus/pci/rescan", "1"));
+	for (i = 0; i < 50 && !p2pbuf_present(); i++)
+		usleep(100000);
+	EXPECT_TRUE(p2pbuf_present());
+	devmem_nl_close(&nl);
+}
+
+TEST_HARNESS_MAIN
