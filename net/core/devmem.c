@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Device memory TCP: bind a dmabuf to RX queues.
+ * Device memory TCP: bind a dmabuf to RX queues, or to a device for TX.
  *
  * A binding maps the dmabuf for the device, cuts the mapping into
  * net_iovs of its rx-page-size (PAGE_SIZE unless user space asked for a
  * larger power of two) and becomes the memory provider of the RX queues
  * it is bound to: their payload page pools hand out net_iovs instead of
  * host pages, so the NIC writes TCP payload straight into the dmabuf.
+ * A TX binding (bind-tx) is mapped DMA_TO_DEVICE and bound to no queue;
+ * its net_iovs, in dmabuf order, are what the device reads payload from.
  *
  * Lifetime: the netlink socket that created a binding owns one reference;
  * every page pool using it owns one more. Unbinding (socket close) takes
@@ -48,10 +50,11 @@ static void net_devmem_dmabuf_binding_free(struct work_struct *work)
 		container_of(work, typeof(*binding), free_work);
 
 	/* Every pool using the binding is gone, so every net_iov is back. */
-	WARN_ON_ONCE(binding->free_count != binding->area.num_niovs);
+	WARN_ON_ONCE(binding->direction == DMA_FROM_DEVICE &&
+		     binding->free_count != binding->area.num_niovs);
 
 	dma_buf_unmap_attachment_unlocked(binding->attachment, binding->sgt,
-					  DMA_FROM_DEVICE);
+					  binding->direction);
 	dma_buf_detach(binding->dmabuf, binding->attachment);
 	put_device(binding->dma_dev);
 	dma_buf_put(binding->dmabuf);
@@ -188,19 +191,21 @@ static size_t net_devmem_mapped_size(struct sg_table *sgt, u32 rx_page_size,
  * @dev: device whose DMA device the dmabuf is attached to
  * @dmabuf_fd: dmabuf file descriptor of the caller
  * @rx_page_size: size of each net_iov: PAGE_SIZE or a larger power of two
+ * @direction: DMA_FROM_DEVICE (RX queues) or DMA_TO_DEVICE (TX)
  * @extack: netlink extended ack
  *
  * The binding gets its id right away but is not bound to any queue yet;
- * the caller binds queues with net_devmem_bind_dmabuf_to_queue() and sets
- * the owner before it releases RTNL. Every DMA segment of the mapping
- * must start and end on a multiple of @rx_page_size.
+ * for RX the caller binds queues with net_devmem_bind_dmabuf_to_queue().
+ * The caller sets the owner before it releases RTNL. Every DMA segment
+ * of the mapping must start and end on a multiple of @rx_page_size.
  *
  * Context: RTNL held.
  * Return: the binding with one reference, or an ERR_PTR().
  */
 struct net_devmem_dmabuf_binding *
 net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
-		       u32 rx_page_size, struct netlink_ext_ack *extack)
+		       u32 rx_page_size, enum dma_data_direction direction,
+		       struct netlink_ext_ack *extack)
 {
 	struct net_devmem_dmabuf_binding *binding;
 	struct scatterlist *sg;
@@ -211,8 +216,10 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 
 	ASSERT_RTNL();
 
-	if (!dev->dev.parent)
+	if (!dev->dev.parent) {
+		NL_SET_ERR_MSG(extack, "Device doesn't support DMA");
 		return ERR_PTR(-EOPNOTSUPP);
+	}
 
 	dmabuf = dma_buf_get(dmabuf_fd);
 	if (IS_ERR(dmabuf)) {
@@ -229,6 +236,7 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 
 	binding->dev = dev;
 	binding->dmabuf = dmabuf;
+	binding->direction = direction;
 	refcount_set(&binding->ref, 1);
 	spin_lock_init(&binding->free_lock);
 	xa_init_flags(&binding->bound_rxqs, XA_FLAGS_ALLOC);
@@ -249,8 +257,7 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 	}
 
 	binding->sgt =
-		dma_buf_map_attachment_unlocked(binding->attachment,
-						DMA_FROM_DEVICE);
+		dma_buf_map_attachment_unlocked(binding->attachment, direction);
 	if (IS_ERR(binding->sgt)) {
 		err = PTR_ERR(binding->sgt);
 		if (err == -EREMOTEIO)
@@ -270,9 +277,11 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 	binding->area.num_niovs = size / rx_page_size;
 	binding->area.niovs = kvcalloc(binding->area.num_niovs,
 				       sizeof(struct net_iov), GFP_KERNEL);
-	binding->free_stack = kvmalloc_array(binding->area.num_niovs,
-					     sizeof(u32), GFP_KERNEL);
-	if (!binding->area.niovs || !binding->free_stack) {
+	if (direction == DMA_FROM_DEVICE)
+		binding->free_stack = kvmalloc_array(binding->area.num_niovs,
+						     sizeof(u32), GFP_KERNEL);
+	if (!binding->area.niovs ||
+	    (direction == DMA_FROM_DEVICE && !binding->free_stack)) {
 		err = -ENOMEM;
 		goto err_free_niovs;
 	}
@@ -291,9 +300,9 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 	}
 
 	/* Hand out low offsets first: pop from the end of the stack. */
-	for (i = 0; i < binding->area.num_niovs; i++)
+	for (i = 0; binding->free_stack && i < binding->area.num_niovs; i++)
 		binding->free_stack[i] = binding->area.num_niovs - 1 - i;
-	binding->free_count = binding->area.num_niovs;
+	binding->free_count = binding->free_stack ? binding->area.num_niovs : 0;
 
 	err = xa_alloc_cyclic(&net_devmem_dmabuf_bindings, &binding->id,
 			      binding, xa_limit_32b, &net_devmem_next_id,
@@ -309,7 +318,7 @@ err_free_niovs:
 	kvfree(binding->area.niovs);
 err_unmap:
 	dma_buf_unmap_attachment_unlocked(binding->attachment, binding->sgt,
-					  DMA_FROM_DEVICE);
+					  direction);
 err_detach:
 	dma_buf_detach(dmabuf, binding->attachment);
 err_put_device:
@@ -472,6 +481,39 @@ void net_devmem_unbind_owned(const struct net *net, u32 portid)
 			net_devmem_unbind_dmabuf(binding);
 	}
 }
+
+/* A TX binding is on no queue, so no queue uninstall tells it that its
+ * device goes away: forget the device here, as uninstall does for RX.
+ */
+static int net_devmem_netdev_event(struct notifier_block *nb,
+				   unsigned long event, void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct net_devmem_dmabuf_binding *binding;
+	unsigned long id;
+
+	if (event != NETDEV_UNREGISTER)
+		return NOTIFY_DONE;
+
+	ASSERT_RTNL();
+
+	xa_for_each(&net_devmem_dmabuf_bindings, id, binding) {
+		if (binding->direction == DMA_TO_DEVICE && binding->dev == dev)
+			binding->dev = NULL;
+	}
+
+	return NOTIFY_OK;
+}
+
+static struct notifier_block net_devmem_netdev_notifier = {
+	.notifier_call = net_devmem_netdev_event,
+};
+
+static int __init net_devmem_init(void)
+{
+	return register_netdevice_notifier(&net_devmem_netdev_notifier);
+}
+subsys_initcall(net_devmem_init);
 
 /* Cheap check before taking RTNL on every generic netlink socket close. */
 bool net_devmem_has_bindings(void)

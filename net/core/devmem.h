@@ -5,6 +5,7 @@
 #ifndef _NET_CORE_DEVMEM_H
 #define _NET_CORE_DEVMEM_H
 
+#include <linux/dma-direction.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -19,17 +20,19 @@ struct net_device;
 struct sg_table;
 
 /**
- * struct net_devmem_dmabuf_binding - a dmabuf bound to RX queues of a device
+ * struct net_devmem_dmabuf_binding - a dmabuf bound to a device
  * @dmabuf: the dmabuf; the binding holds a reference
  * @attachment: attachment to the device's DMA device
- * @sgt: the DMA_FROM_DEVICE mapping of @attachment
- * @dev: the device; NULL once it was unregistered. RTNL.
+ * @sgt: the mapping of @attachment in @direction
+ * @direction: DMA_FROM_DEVICE for bind-rx (RX queues), DMA_TO_DEVICE for
+ *	bind-tx; the mapping is undone in the same direction
+ * @dev: the device; NULL once it was unregistered or unbound. RTNL.
  * @dma_dev: the device the dmabuf is mapped for (@dev's parent), held
  *	until the mapping is gone
  * @area: one net_iov per rx-page-size bytes of the dmabuf, in dmabuf
  *	order
  * @free_lock: protects @free_stack and @free_count; taken with BH off
- * @free_stack: indexes (into @area) of free net_iovs
+ * @free_stack: indexes (into @area) of free net_iovs (RX only)
  * @free_count: number of entries in @free_stack
  * @ref: one for the netlink owner, one per page pool using the binding
  * @bound_rxqs: the RX queues using the binding. RTNL.
@@ -43,6 +46,7 @@ struct net_devmem_dmabuf_binding {
 	struct dma_buf *dmabuf;
 	struct dma_buf_attachment *attachment;
 	struct sg_table *sgt;
+	enum dma_data_direction direction;
 	struct net_device *dev;
 	struct device *dma_dev;
 	struct net_iov_area area;
@@ -65,7 +69,8 @@ int net_devmem_check_device(struct net_device *dev, u32 rx_page_size,
 			    struct netlink_ext_ack *extack);
 struct net_devmem_dmabuf_binding *
 net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
-		       u32 rx_page_size, struct netlink_ext_ack *extack);
+		       u32 rx_page_size, enum dma_data_direction direction,
+		       struct netlink_ext_ack *extack);
 int net_devmem_bind_dmabuf_to_queue(struct net_device *dev, u32 rxq_idx,
 				    struct net_devmem_dmabuf_binding *binding,
 				    struct netlink_ext_ack *extack);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The "netdev" generic netlink family on 6.1: the subset devmem TCP needs
- * (dev-get, page-pool-get, queue-get, bind-rx), with the upstream names,
- * command and attribute numbers. See Documentation/netlink/specs/netdev.yaml.
+ * (dev-get, page-pool-get, queue-get, bind-rx, bind-tx), with the upstream
+ * names, command and attribute numbers. See
+ * Documentation/netlink/specs/netdev.yaml.
  * Policies and operations are in netdev-genl-gen.c, page-pool-get beside
  * the page pool registry in page_pool_user.c.
  */
@@ -258,18 +259,75 @@ int netdev_nl_queue_get_dumpit(struct sk_buff *skb,
 	return netdev_nl_dump_ret(skb, err);
 }
 
-/* bind-rx */
+/* bind-rx and bind-tx */
+
+/* The reply to a bind command, with its header in *@hdr. */
+static struct sk_buff *netdev_nl_bind_rsp_new(struct genl_info *info,
+					      void **hdr)
+{
+	struct sk_buff *rsp;
+
+	rsp = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!rsp)
+		return NULL;
+
+	*hdr = genlmsg_put(rsp, info->snd_portid, info->snd_seq,
+			   &netdev_nl_family, 0, info->genlhdr->cmd);
+	if (!*hdr) {
+		nlmsg_free(rsp);
+		return NULL;
+	}
+
+	return rsp;
+}
+
+/* The device a bind command names, if it is there. Context: RTNL. */
+static struct net_device *netdev_nl_bind_dev(struct genl_info *info)
+{
+	struct net_device *netdev;
+	u32 ifindex;
+
+	ASSERT_RTNL();
+
+	ifindex = nla_get_u32(info->attrs[NETDEV_A_DMABUF_IFINDEX]);
+	netdev = __dev_get_by_index(genl_info_net(info), ifindex);
+	if (!netdev || !netif_device_present(netdev)) {
+		NL_SET_BAD_ATTR(info->extack,
+				info->attrs[NETDEV_A_DMABUF_IFINDEX]);
+		return NULL;
+	}
+
+	return netdev;
+}
+
+/* The binding belongs to the requesting socket; the reply carries its id. */
+static int netdev_nl_bind_finish(struct net_devmem_dmabuf_binding *binding,
+				 struct genl_info *info, struct sk_buff *rsp,
+				 void *hdr)
+{
+	int err;
+
+	binding->owner_net = genl_info_net(info);
+	binding->owner_portid = info->snd_portid;
+
+	err = nla_put_u32(rsp, NETDEV_A_DMABUF_ID, binding->id);
+	if (err < 0)
+		return err;
+
+	genlmsg_end(rsp, hdr);
+	return 0;
+}
 
 int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[ARRAY_SIZE(netdev_queue_id_nl_policy)];
 	struct net_devmem_dmabuf_binding *binding;
-	struct net_device *netdev;
 	u32 rx_page_size = PAGE_SIZE;
-	u32 ifindex, dmabuf_fd;
-	struct sk_buff *rsp;
+	struct net_device *netdev;
 	struct nlattr *attr;
+	struct sk_buff *rsp;
 	int rem, err = 0;
+	u32 dmabuf_fd;
 	void *hdr;
 
 	if (GENL_REQ_ATTR_CHECK(info, NETDEV_A_DMABUF_IFINDEX) ||
@@ -277,7 +335,6 @@ int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
 	    GENL_REQ_ATTR_CHECK(info, NETDEV_A_DMABUF_QUEUES))
 		return -EINVAL;
 
-	ifindex = nla_get_u32(info->attrs[NETDEV_A_DMABUF_IFINDEX]);
 	dmabuf_fd = nla_get_u32(info->attrs[NETDEV_A_DMABUF_FD]);
 
 	if (info->attrs[NETDEV_A_DMABUF_RX_PAGE_SIZE]) {
@@ -290,23 +347,14 @@ int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
 		}
 	}
 
-	rsp = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	rsp = netdev_nl_bind_rsp_new(info, &hdr);
 	if (!rsp)
 		return -ENOMEM;
 
-	hdr = genlmsg_put(rsp, info->snd_portid, info->snd_seq,
-			  &netdev_nl_family, 0, info->genlhdr->cmd);
-	if (!hdr) {
-		err = -EMSGSIZE;
-		goto err_free_msg;
-	}
-
 	rtnl_lock();
 
-	netdev = __dev_get_by_index(genl_info_net(info), ifindex);
-	if (!netdev || !netif_device_present(netdev)) {
-		NL_SET_BAD_ATTR(info->extack,
-				info->attrs[NETDEV_A_DMABUF_IFINDEX]);
+	netdev = netdev_nl_bind_dev(info);
+	if (!netdev) {
 		err = -ENODEV;
 		goto err_unlock;
 	}
@@ -323,7 +371,7 @@ int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
 		goto err_unlock;
 
 	binding = net_devmem_bind_dmabuf(netdev, dmabuf_fd, rx_page_size,
-					 info->extack);
+					 DMA_FROM_DEVICE, info->extack);
 	if (IS_ERR(binding)) {
 		err = PTR_ERR(binding);
 		goto err_unlock;
@@ -367,14 +415,9 @@ int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
 		}
 	}
 
-	binding->owner_net = genl_info_net(info);
-	binding->owner_portid = info->snd_portid;
-
-	err = nla_put_u32(rsp, NETDEV_A_DMABUF_ID, binding->id);
-	if (err < 0)
+	err = netdev_nl_bind_finish(binding, info, rsp, hdr);
+	if (err)
 		goto err_unbind;
-
-	genlmsg_end(rsp, hdr);
 	rtnl_unlock();
 
 	return genlmsg_reply(rsp, info);
@@ -383,7 +426,62 @@ err_unbind:
 	net_devmem_unbind_dmabuf(binding);
 err_unlock:
 	rtnl_unlock();
-err_free_msg:
+	nlmsg_free(rsp);
+	return err;
+}
+
+int netdev_nl_bind_tx_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net_devmem_dmabuf_binding *binding;
+	struct net_device *netdev;
+	struct sk_buff *rsp;
+	u32 dmabuf_fd;
+	int err;
+	void *hdr;
+
+	if (GENL_REQ_ATTR_CHECK(info, NETDEV_A_DMABUF_IFINDEX) ||
+	    GENL_REQ_ATTR_CHECK(info, NETDEV_A_DMABUF_FD))
+		return -EINVAL;
+
+	dmabuf_fd = nla_get_u32(info->attrs[NETDEV_A_DMABUF_FD]);
+
+	rsp = netdev_nl_bind_rsp_new(info, &hdr);
+	if (!rsp)
+		return -ENOMEM;
+
+	rtnl_lock();
+
+	netdev = netdev_nl_bind_dev(info);
+	if (!netdev) {
+		err = -ENODEV;
+		goto err_unlock;
+	}
+
+	if (!netdev->netmem_tx) {
+		NL_SET_ERR_MSG(info->extack, "Driver does not support netmem TX");
+		err = -EOPNOTSUPP;
+		goto err_unlock;
+	}
+
+	/* TX reads payload by the page: net_iovs of PAGE_SIZE */
+	binding = net_devmem_bind_dmabuf(netdev, dmabuf_fd, PAGE_SIZE,
+					 DMA_TO_DEVICE, info->extack);
+	if (IS_ERR(binding)) {
+		err = PTR_ERR(binding);
+		goto err_unlock;
+	}
+
+	err = netdev_nl_bind_finish(binding, info, rsp, hdr);
+	if (err)
+		goto err_unbind;
+	rtnl_unlock();
+
+	return genlmsg_reply(rsp, info);
+
+err_unbind:
+	net_devmem_unbind_dmabuf(binding);
+err_unlock:
+	rtnl_unlock();
 	nlmsg_free(rsp);
 	return err;
 }

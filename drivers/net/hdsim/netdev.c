@@ -644,6 +644,11 @@ static void hdsim_setup(struct net_device *dev)
 	/* off by default: one frame, one skb, as before packing existed */
 	dev->features = dev->hw_features & ~(NETIF_F_NTUPLE | NETIF_F_GRO_HW);
 	dev->vlan_features = dev->features;
+	/* bind-tx maps dmabufs for the DMA engine, which reads by DMA
+	 * address; the stack hands no TX net_iov to ndo_start_xmit yet
+	 * (validate_xmit_skb() drops every unreadable skb).
+	 */
+	dev->netmem_tx = 1;
 }
 
 /* debugfs queue_restart: write a queue index to restart that queue

@@ -497,30 +497,24 @@ TEST_F(bind, rejects_queue_used_by_af_xdp)
 	close(xsk);
 }
 
-/*
- * bind-rx from a child that dropped root (and, with @userns, got every
- * capability back in a new user namespace only): the child's exit
- * status, 0 if the bind failed with EPERM.
- */
+struct unpriv_bind {
+	int ifindex;
+	int dmabuf;
+};
+
+static int unpriv_bind_q(struct devmem_nl *nl, void *arg)
+{
+	const struct unpriv_bind *b = arg;
+
+	return bind_q(nl, b->ifindex, b->dmabuf, 1, NULL);
+}
+
+/* 0 if bind-rx failed with EPERM after dropping root (see devmem_nl.h) */
 static int unprivileged_bind(int ifindex, int dmabuf, bool userns)
 {
-	int status;
-	pid_t pid;
+	struct unpriv_bind b = { ifindex, dmabuf };
 
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		struct devmem_nl nl;
-
-		if (devmem_nl_open(&nl) || setresuid(65534, 65534, 65534) ||
-		    (userns && unshare(CLONE_NEWUSER)))
-			_exit(2);
-		_exit(bind_q(&nl, ifindex, dmabuf, 1, NULL) == -EPERM ? 0 : 1);
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
+	return devmem_nl_unprivileged(unpriv_bind_q, &b, userns);
 }
 
 TEST_F(bind, requires_cap_net_admin)

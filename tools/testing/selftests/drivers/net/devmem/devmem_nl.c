@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Netlink helpers for the devmem selftests and tools, on libmnl:
- * the netdev family (bind-rx, queue-get, page-pool-get, dev-get) and the
- * ethtool rings/channels messages devmem setup needs.
+ * the netdev family (bind-rx, bind-tx, queue-get, page-pool-get, dev-get)
+ * and the ethtool rings/channels messages devmem setup needs.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* setresuid, unshare */
+#endif
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -251,7 +256,9 @@ int devmem_bind_rx_raw(struct devmem_nl *nl, unsigned int attrs,
 	struct nlattr *nest;
 	int i, ret;
 
-	nlh = genl_start(nl, buf, nl->netdev_family, UP_NETDEV_CMD_BIND_RX, 0);
+	nlh = genl_start(nl, buf, nl->netdev_family,
+			 attrs & BIND_TX ? UP_NETDEV_CMD_BIND_TX :
+					   UP_NETDEV_CMD_BIND_RX, 0);
 	if (attrs & BIND_IFINDEX)
 		mnl_attr_put_u32(nlh, UP_NETDEV_A_DMABUF_IFINDEX, ifindex);
 	if (attrs & BIND_FD)
@@ -280,6 +287,13 @@ int devmem_bind_rx(struct devmem_nl *nl, uint32_t ifindex, int dmabuf_fd,
 {
 	return devmem_bind_rx_raw(nl, BIND_IFINDEX | BIND_FD | BIND_QUEUES,
 				  ifindex, dmabuf_fd, queues, n, id);
+}
+
+int devmem_bind_tx(struct devmem_nl *nl, uint32_t ifindex, int dmabuf_fd,
+		   uint32_t *id)
+{
+	return devmem_bind_rx_raw(nl, BIND_TX | BIND_IFINDEX | BIND_FD,
+				  ifindex, dmabuf_fd, NULL, 0, id);
 }
 
 int devmem_bind_rx_range(struct devmem_nl *nl, uint32_t ifindex,
@@ -407,6 +421,28 @@ static int page_pools_now(struct devmem_pool_info *pools, int max)
 }
 
 #define MAX_POOLS	1024
+
+int devmem_nl_unprivileged(int (*fn)(struct devmem_nl *nl, void *arg),
+			   void *arg, bool userns)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		struct devmem_nl nl;
+
+		if (devmem_nl_open(&nl) || setresuid(65534, 65534, 65534) ||
+		    (userns && unshare(CLONE_NEWUSER)))
+			_exit(2);
+		_exit(fn(&nl, arg) == -EPERM ? 0 : 1);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
 
 int devmem_bindings_live(void)
 {

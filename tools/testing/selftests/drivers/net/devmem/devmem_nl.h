@@ -20,6 +20,7 @@
 #define UP_NETDEV_CMD_PAGE_POOL_GET	5
 #define UP_NETDEV_CMD_QUEUE_GET		10
 #define UP_NETDEV_CMD_BIND_RX		13
+#define UP_NETDEV_CMD_BIND_TX		15
 #define UP_NETDEV_A_DEV_IFINDEX		1
 #define UP_NETDEV_A_PAGE_POOL_ID	1
 #define UP_NETDEV_A_PAGE_POOL_IFINDEX	2
@@ -75,15 +76,19 @@ int devmem_bind_rx(struct devmem_nl *nl, uint32_t ifindex, int dmabuf_fd,
 /* bind-rx of RX queues @first..@first + @n - 1 (at most 64) */
 int devmem_bind_rx_range(struct devmem_nl *nl, uint32_t ifindex,
 			 int dmabuf_fd, int first, int n, uint32_t *id);
-/* Raw bind-rx: @attrs selects which attributes are sent. */
+/* Raw bind-rx (bind-tx with BIND_TX): @attrs selects what is sent. */
 #define BIND_IFINDEX	1
 #define BIND_FD		2
 #define BIND_QUEUES	4
 #define BIND_QUEUE_NO_ID	8
 #define BIND_QUEUE_NO_TYPE	16
+#define BIND_TX			32	/* send bind-tx instead */
 int devmem_bind_rx_raw(struct devmem_nl *nl, unsigned int attrs,
 		       uint32_t ifindex, int dmabuf_fd,
 		       const struct devmem_queue *queues, int n, uint32_t *id);
+/* bind-tx: the dmabuf mapped for the device to send from */
+int devmem_bind_tx(struct devmem_nl *nl, uint32_t ifindex, int dmabuf_fd,
+		   uint32_t *id);
 int devmem_queue_get(struct devmem_nl *nl, uint32_t ifindex, uint32_t qid,
 		     uint32_t type, uint32_t *dmabuf_id);
 int devmem_page_pools(struct devmem_nl *nl, struct devmem_pool_info *pools,
@@ -95,6 +100,13 @@ int devmem_dev_get(struct devmem_nl *nl, uint32_t ifindex);
  * page pool uses it, bound to a queue or, after unbind, detached and
  * waiting for its net_iovs. These open their own socket.
  */
+/*
+ * @fn on a socket opened as root, called after the process dropped root
+ * (and, with @userns, got every capability back in a new user namespace
+ * only), in a child: 0 if @fn returned -EPERM, else 1 (2: setup failed).
+ */
+int devmem_nl_unprivileged(int (*fn)(struct devmem_nl *nl, void *arg),
+			   void *arg, bool userns);
 int devmem_bindings_live(void);
 int devmem_wait_bindings(int want, int ms);
 long devmem_binding_inflight(uint32_t id);

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The "netdev" generic netlink family: policies, operations and the family
+ * (netdev-genl-gen.c), laid out as upstream generates them from
+ * Documentation/netlink/specs/netdev.yaml, for the operations 6.1 has.
+ */
+#ifndef _NET_CORE_NETDEV_GENL_GEN_H
+#define _NET_CORE_NETDEV_GENL_GEN_H
+
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include <uapi/linux/netdev.h>
+
+extern const struct nla_policy
+netdev_queue_id_nl_policy[NETDEV_A_QUEUE_TYPE + 1];
+
+int netdev_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info);
+int netdev_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int netdev_nl_page_pool_get_doit(struct sk_buff *skb, struct genl_info *info);
+int netdev_nl_page_pool_get_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb);
+int netdev_nl_queue_get_doit(struct sk_buff *skb, struct genl_info *info);
+int netdev_nl_queue_get_dumpit(struct sk_buff *skb,
+			       struct netlink_callback *cb);
+int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info);
+
+extern struct genl_family netdev_nl_family;
+
+/* A dump that filled its skb goes on in the next one (6.1's netlink core
+ * ends a dump on -EMSGSIZE).
+ */
+static inline int netdev_nl_dump_ret(const struct sk_buff *skb, int err)
+{
+	return err == -EMSGSIZE && skb->len ? skb->len : err;
+}
+
+#endif /* _NET_CORE_NETDEV_GENL_GEN_H */

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bind-tx through the netdev family (NETDEV_CMD_BIND_TX = 15): a dmabuf
+ * mapped for a device to send from. Its lifetime (the binding holds the
+ * dmabuf until its netlink socket is gone, whatever happens to the
+ * device) and every bad input, on an hdsim port, which opts in to netmem
+ * TX. A TX binding is on no queue and no page pool, so the dmabuf's own
+ * reference count (its fdinfo) shows whether a binding holds it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <net/if.h>
+
+#include "../../../kselftest_harness.h"
+#include "devmem_lib.h"
+#include "devmem_nl.h"
+#include "netcfg.h"
+
+#define DMABUF_SIZE	(8 << 20)
+#define NQUEUES		2
+#define NO_NETMEM_TX	"Driver does not support netmem TX"
+
+FIXTURE(bind_tx)
+{
+	struct devmem_nl nl;
+	unsigned int dev_id;
+	char ifname[IFNAMSIZ];
+	int ifindex;
+	int dmabuf;
+};
+
+FIXTURE_SETUP(bind_tx)
+{
+	self->dmabuf = -1;
+	self->dev_id = 1000 + getpid() % 50000;
+	if (access(HDSIM_SYS, F_OK))
+		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
+
+	ASSERT_EQ(0, hdsim_new(self->dev_id, NQUEUES));
+	self->ifindex = hdsim_port(self->dev_id, 0, self->ifname);
+	ASSERT_GT(self->ifindex, 0);
+	ASSERT_EQ(0, link_set_up(NULL, self->ifindex));
+	ASSERT_EQ(0, devmem_nl_open(&self->nl));
+	self->dmabuf = udmabuf_alloc(DMABUF_SIZE, NULL);
+	ASSERT_GE(self->dmabuf, 0);
+}
+
+FIXTURE_TEARDOWN(bind_tx)
+{
+	devmem_nl_close(&self->nl);
+	if (self->dmabuf >= 0)
+		close(self->dmabuf);
+	hdsim_del(self->dev_id);
+}
+
+/* References to the dmabuf's file besides the reader's: fdinfo "count" */
+static long dmabuf_refs(int fd)
+{
+	char path[64], line[128];
+	long count = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "count: %ld", &count) == 1)
+			break;
+	fclose(f);
+	return count;
+}
+
+/* Until the dmabuf has @want references (the last binding reference
+ * goes in a work item); returns the count seen last.
+ */
+static long wait_dmabuf_refs(int fd, long want)
+{
+	long n;
+	int ms;
+
+	for (ms = 0; (n = dmabuf_refs(fd)) != want && ms < 5000; ms += 20)
+		usleep(20000);
+	return n;
+}
+
+/* An e1000e port of this VM, if any: a PCI NIC that has not opted in. */
+static int e1000e_ifindex(void)
+{
+	char path[128], drv[64];
+	struct if_nameindex *ifs, *i;
+	int ifindex = 0;
+	ssize_t n;
+
+	ifs = if_nameindex();
+	for (i = ifs; i && i->if_index && !ifindex; i++) {
+		snprintf(path, sizeof(path),
+			 "/sys/class/net/%s/device/driver", i->if_name);
+		n = readlink(path, drv, sizeof(drv) - 1);
+		if (n <= 0)
+			continue;
+		drv[n] = '\0';
+		if (!strcmp(strrchr(drv, '/') ? strrchr(drv, '/') + 1 : drv,
+			    "e1000e"))
+			ifindex = i->if_index;
+	}
+	if (ifs)
+		if_freenameindex(ifs);
+	return ifindex;
+}
+
+TEST_F(bind_tx, returns_an_id_and_holds_the_dmabuf)
+{
+	uint32_t id = 0;
+
+	ASSERT_EQ(1, dmabuf_refs(self->dmabuf));
+	ASSERT_EQ(0, devmem_bind_tx(&self->nl, self->ifindex, self->dmabuf,
+				    &id));
+	EXPECT_GT(id, 0);
+	EXPECT_EQ(2, dmabuf_refs(self->dmabuf));
+	/* no RX queue and no page pool takes part */
+	EXPECT_EQ(0, devmem_bindings_live());
+}
+
+TEST_F(bind_tx, closing_netlink_socket_releases_the_dmabuf)
+{
+	struct devmem_nl other;
+	uint32_t id = 0;
+
+	ASSERT_EQ(0, devmem_nl_open(&other));
+	ASSERT_EQ(0, devmem_bind_tx(&other, self->ifindex, self->dmabuf, &id));
+	EXPECT_EQ(2, dmabuf_refs(self->dmabuf));
+	devmem_nl_close(&other);
+	EXPECT_EQ(1, wait_dmabuf_refs(self->dmabuf, 1));
+}
+
+TEST_F(bind_tx, dmabuf_fd_may_close_right_after_bind)
+{
+	uint32_t id = 0;
+	int dup_fd;
+
+	ASSERT_EQ(0, devmem_bind_tx(&self->nl, self->ifindex, self->dmabuf,
+				    &id));
+	/* the binding's reference outlives the fd it was bound with */
+	dup_fd = dup(self->dmabuf);
+	ASSERT_GE(dup_fd, 0);
+	close(self->dmabuf);
+	self->dmabuf = dup_fd;
+	EXPECT_EQ(2, dmabuf_refs(self->dmabuf));
+	devmem_nl_close(&self->nl);
+	EXPECT_EQ(1, wait_dmabuf_refs(self->dmabuf, 1));
+	ASSERT_EQ(0, devmem_nl_open(&self->nl));
+}
+
+TEST_F(bind_tx, rx_and_tx_bindings_side_by_side)
+{
+	struct devmem_queue rxq = { 1, UP_NETDEV_QUEUE_TYPE_RX };
+	uint32_t tx_id = 0, tx2_id = 0, rx_id = 0;
+	int rx_dmabuf;
+
+	rx_dmabuf = udmabuf_alloc(DMABUF_SIZE, NULL);
+	ASSERT_GE(rx_dmabuf, 0);
+	ASSERT_EQ(0, ethtool_set_hds(&self->nl, self->ifindex, true));
+	ASSERT_EQ(0, devmem_bind_rx(&self->nl, self->ifindex, rx_dmabuf,
+				    &rxq, 1, &rx_id));
+	ASSERT_EQ(0, devmem_bind_tx(&self->nl, self->ifindex, self->dmabuf,
+				    &tx_id));
+	/* one dmabuf may be bound for TX twice: two mappings, two ids */
+	ASSERT_EQ(0, devmem_bind_tx(&self->nl, self->ifindex, self->dmabuf,
+				    &tx2_id));
+	EXPECT_NE(rx_id, tx_id);
+	EXPECT_NE(tx_id, tx2_id);
+	EXPECT_EQ(3, dmabuf_refs(self->dmabuf));
+	EXPECT_EQ(1, devmem_bindings_live());
+
+	devmem_nl_close(&self->nl);
+	EXPECT_EQ(1, wait_dmabuf_refs(self->dmabuf, 1));
+	EXPECT_EQ(0, devmem_wait_bindings(0, 5000));
+	EXPECT_EQ(1, wait_dmabuf_refs(rx_dmabuf, 1));
+	close(rx_dmabuf);
+	ASSERT_EQ(0, devmem_nl_open(&self->nl));
+}
+
+TEST_F(bind_tx, deleting_the_device_then_closing_the_socket)
+{
+	uint32_t id = 0;
+
+	ASSERT_EQ(0, devmem_bind_tx(&self->nl, self->ifindex, self->dmabuf,
+				    &id));
+	ASSERT_EQ(0, hdsim_del(self->dev_id));
+	/* the mapping lives on without the device until the socket goes */
+	EXPECT_EQ(2, dmabuf_refs(self->dmabuf));
+	devmem_nl_close(&self->nl);
+	EXPECT_EQ(1, wait_dmabuf_refs(self->dmabuf, 1));
+	ASSERT_EQ(0, devmem_nl_open(&self->nl));
+}
+
+TEST_F(bind_tx, rejects_driver_without_netmem_tx)
+{
+	/* loopback: no DMA, no opt-in */
+	EXPECT_EQ(-EOPNOTSUPP, devmem_bind_tx(&self->nl, 1, self->dmabuf,
+					      NULL));
+	EXPECT_STREQ(NO_NETMEM_TX, self->nl.extack);
+	EXPECT_EQ(1, dmabuf_refs(self->dmabuf));
+}
+
+TEST_F(bind_tx, rejects_e1000e)
+{
+	int ifindex = e1000e_ifindex();
+
+	if (!ifindex)
+		SKIP(return, "no e1000e port in this machine");
+	/* a PCI NIC that DMAs, but has not opted in to netmem TX */
+	EXPECT_EQ(-EOPNOTSUPP, devmem_bind_tx(&self->nl, ifindex,
+					      self->dmabuf, NULL));
+	EXPECT_STREQ(NO_NETMEM_TX, self->nl.extack);
+	EXPECT_EQ(1, dmabuf_refs(self->dmabuf));
+}
+
+TEST_F(bind_tx, rejects_missing_attributes)
+{
+	EXPECT_EQ(-EINVAL, devmem_bind_rx_raw(&self->nl, BIND_TX | BIND_FD,
+					      self->ifindex, self->dmabuf,
+					      NULL, 0, NULL));
+	EXPECT_EQ(UP_NETDEV_A_DMABUF_IFINDEX, self->nl.miss_type);
+	EXPECT_EQ(-EINVAL, devmem_bind_rx_raw(&self->nl, BIND_TX | BIND_IFINDEX,
+					      self->ifindex, self->dmabuf,
+					      NULL, 0, NULL));
+	EXPECT_EQ(UP_NETDEV_A_DMABUF_FD, self->nl.miss_type);
+	EXPECT_EQ(1, dmabuf_refs(self->dmabuf));
+}
+
+/* queues and rx-page-size belong to bind-rx: the policy refuses them */
+TEST_F(bind_tx, rejects_rx_attributes)
+{
+	const unsigned int all = BIND_TX | BIND_IFINDEX | BIND_FD;
+	struct devmem_queue q = { 0, UP_NETDEV_QUEUE_TYPE_TX };
+
+	EXPECT_EQ(-EINVAL, devmem_bind_rx_raw(&self->nl, all | BIND_QUEUES,
+					      self->ifindex, self->dmabuf,
+					      &q, 1, NULL));
+	EXPECT_NE('\0', self->nl.extack[0]);
+	self->nl.rx_page_size = 4096;
+	EXPECT_EQ(-EINVAL, devmem_bind_rx_raw(&self->nl, all, self->ifindex,
+					      self->dmabuf, NULL, 0, NULL));
+	EXPECT_NE('\0', self->nl.extack[0]);
+	self->nl.rx_page_size = 0;
+	EXPECT_EQ(1, dmabuf_refs(self->dmabuf));
+}
+
+TEST_F(bind_tx, rejects_unknown_ifindex)
+{
+	EXPECT_EQ(-ENODEV, devmem_bind_tx(&self->nl, 0x7ffffff0, self->dmabuf,
+					  NULL));
+}
+
+TEST_F(bind_tx, rejects_closed_fd)
+{
+	EXPECT_EQ(-EBADF, devmem_bind_tx(&self->nl, self->ifindex, 100000,
+					 NULL));
+	EXPECT_STREQ("fd is not a dmabuf", self->nl.extack);
+}
+
+TEST_F(bind_tx, rejects_fd_that_is_not_a_dmabuf)
+{
+	int fd = memfd_create("not-a-dmabuf", 0);
+
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(-EINVAL, devmem_bind_tx(&self->nl, self->ifindex, fd, NULL));
+	EXPECT_STREQ("fd is not a dmabuf", self->nl.extack);
+	close(fd);
+}
+
+struct unpriv_tx {
+	int ifindex;
+	int dmabuf;
+};
+
+static int unpriv_bind_tx(struct devmem_nl *nl, void *arg)
+{
+	const struct unpriv_tx *b = arg;
+
+	return devmem_bind_tx(nl, b->ifindex, b->dmabuf, NULL);
+}
+
+TEST_F(bind_tx, requires_cap_net_admin)
+{
+	struct unpriv_tx b = { self->ifindex, self->dmabuf };
+
+	EXPECT_EQ(0, devmem_nl_unprivileged(unpriv_bind_tx, &b, false));
+	EXPECT_EQ(1, dmabuf_refs(self->dmabuf));
+}
+
+/* full capabilities, but only in a new user namespace */
+TEST_F(bind_tx, requires_cap_net_admin_of_init_userns)
+{
+	struct unpriv_tx b = { self->ifindex, self->dmabuf };
+
+	EXPECT_EQ(0, devmem_nl_unprivileged(unpriv_bind_tx, &b, true));
+	EXPECT_EQ(1, dmabuf_refs(self->dmabuf));
+}
+
+TEST_HARNESS_MAIN
