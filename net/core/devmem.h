@@ -26,7 +26,8 @@ struct sg_table;
  * @sgt: the mapping of @attachment in @direction
  * @direction: DMA_FROM_DEVICE for bind-rx (RX queues), DMA_TO_DEVICE for
  *	bind-tx; the mapping is undone in the same direction
- * @dev: the device; NULL once it was unregistered or unbound. RTNL.
+ * @dev: the device; NULL once it was unregistered, or (RX) unbound.
+ *	Written under RTNL, read locklessly on TX.
  * @dma_dev: the device the dmabuf is mapped for (@dev's parent), held
  *	until the mapping is gone
  * @area: one net_iov per rx-page-size bytes of the dmabuf, in dmabuf
@@ -41,6 +42,7 @@ struct sg_table;
  *	only compared, never dereferenced
  * @owner_portid: port id of that socket
  * @free_work: final teardown, in process context
+ * @tx_list: entry in the list of bind-tx bindings (TX only)
  */
 struct net_devmem_dmabuf_binding {
 	struct dma_buf *dmabuf;
@@ -63,6 +65,7 @@ struct net_devmem_dmabuf_binding {
 	u32 owner_portid;
 
 	struct work_struct free_work;
+	struct list_head tx_list;
 };
 
 int net_devmem_check_device(struct net_device *dev, u32 rx_page_size,

@@ -308,7 +308,7 @@ static int hdsim_set_rxfh(struct net_device *dev, const u32 *indir,
 /* Statistics: port TX, then every queue's RX counters. */
 
 static const char hdsim_tx_stat_names[][ETH_GSTRING_LEN] = {
-	"tx_packets", "tx_bytes", "tx_dropped",
+	"tx_packets", "tx_bytes", "tx_dropped", "tx_devmem_bytes",
 };
 
 static const char hdsim_rq_stat_names[][ETH_GSTRING_LEN] = {
@@ -356,6 +356,7 @@ static void hdsim_get_ethtool_stats(struct net_device *dev,
 	*data++ = atomic64_read(&port->tx_packets);
 	*data++ = atomic64_read(&port->tx_bytes);
 	*data++ = atomic64_read(&port->tx_dropped);
+	*data++ = atomic64_read(&port->tx_devmem_bytes);
 	for (q = 0; q < port->hdev->num_queues; q++) {
 		const struct hdsim_rq_stats *s = &port->rq[q].stats;
 

@@ -133,6 +133,7 @@ struct hdsim_port {
 	atomic64_t tx_packets;
 	atomic64_t tx_bytes;
 	atomic64_t tx_dropped;
+	atomic64_t tx_devmem_bytes;	/* payload fetched from device memory */
 
 	/* fault knobs (debugfs) */
 	u32 fault_corrupt_csum_every;

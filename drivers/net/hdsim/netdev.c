@@ -43,6 +43,68 @@ void hdsim_dma_write(struct hdsim_dev *hdev, dma_addr_t dma,
 	}
 }
 
+/* The "DMA engine" reads @len bytes at DMA address @dma into @to. */
+static void hdsim_dma_read(struct hdsim_dev *hdev, dma_addr_t dma, void *to,
+			   int len)
+{
+	phys_addr_t phys = dma_to_phys(&hdev->dev, dma);
+
+	while (len > 0) {
+		int chunk = min_t(int, len, PAGE_SIZE - offset_in_page(phys));
+		void *vaddr;
+
+		vaddr = kmap_local_page(pfn_to_page(PHYS_PFN(phys)));
+		memcpy(to, vaddr + offset_in_page(phys), chunk);
+		kunmap_local(vaddr);
+		phys += chunk;
+		to += chunk;
+		len -= chunk;
+	}
+}
+
+/* Netmem TX: the device fetches a frame whose payload is in device memory
+ * (net_iovs of a bind-tx binding, mapped for this device) by DMA, as it
+ * would read it off the TX ring. The copy it gets is what goes on the
+ * wire; the sender's skb is consumed.
+ */
+static struct sk_buff *hdsim_tx_fetch(struct hdsim_dev *hdev,
+				      struct sk_buff *skb)
+{
+	const struct skb_shared_info *shinfo = skb_shinfo(skb);
+	unsigned int headroom = skb_headroom(skb);
+	struct sk_buff *wire;
+	void *to;
+	int i;
+
+	if (skb_has_frag_list(skb))
+		goto drop;
+
+	wire = alloc_skb(headroom + skb->len, GFP_ATOMIC);
+	if (!wire)
+		goto drop;
+	skb_reserve(wire, headroom);
+	skb_put(wire, skb->len);
+	/* headers: host memory, the linear part */
+	memcpy(wire->head, skb->head, headroom + skb_headlen(skb));
+	to = wire->data + skb_headlen(skb);
+	for (i = 0; i < shinfo->nr_frags; i++) {
+		const skb_frag_t *frag = &shinfo->frags[i];
+		const struct net_iov *niov = skb_frag_net_iov(frag);
+
+		hdsim_dma_read(hdev, niov->dma_addr + skb_frag_off(frag), to,
+			       skb_frag_size(frag));
+		to += skb_frag_size(frag);
+	}
+	skb_copy_header(wire, skb);
+	wire->unreadable = false;
+	consume_skb(skb);
+	return wire;
+
+drop:
+	kfree_skb(skb);
+	return NULL;
+}
+
 /* Where the device splits a frame: right after the TCP header of an
  * unfragmented TCP segment over IPv4 or IPv6, found by the kernel's flow
  * dissector (eth_get_headlen() includes TCP options). Returns false if
@@ -348,6 +410,17 @@ static netdev_tx_t hdsim_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	atomic64_inc(&port->tx_packets);
 	atomic64_add(skb->len, &port->tx_bytes);
 
+	if (!skb_frags_readable(skb)) {
+		unsigned int payload = skb->data_len;
+
+		skb = hdsim_tx_fetch(port->hdev, skb);
+		if (!skb) {
+			atomic64_inc(&port->tx_dropped);
+			goto out;
+		}
+		atomic64_add(payload, &port->tx_devmem_bytes);
+	}
+
 	if (!skb_is_gso(skb)) {
 		hdsim_wire_xmit(dev, peer, skb);
 		goto out;
@@ -644,9 +717,8 @@ static void hdsim_setup(struct net_device *dev)
 	/* off by default: one frame, one skb, as before packing existed */
 	dev->features = dev->hw_features & ~(NETIF_F_NTUPLE | NETIF_F_GRO_HW);
 	dev->vlan_features = dev->features;
-	/* bind-tx maps dmabufs for the DMA engine, which reads by DMA
-	 * address; the stack hands no TX net_iov to ndo_start_xmit yet
-	 * (validate_xmit_skb() drops every unreadable skb).
+	/* netmem TX: the DMA engine fetches payload from bind-tx net_iovs
+	 * by their DMA address (hdsim_tx_fetch())
 	 */
 	dev->netmem_tx = 1;
 }

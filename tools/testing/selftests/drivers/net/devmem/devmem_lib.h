@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Test helpers: hdsim devices through sysfs, udmabufs.
+ * Test helpers: hdsim devices through sysfs, udmabufs, MSG_ZEROCOPY
+ * completions.
  */
 #ifndef DEVMEM_LIB_H
 #define DEVMEM_LIB_H
@@ -9,7 +10,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +22,19 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <linux/errqueue.h>
 #include <linux/udmabuf.h>
+
+/* devmem TX: upstream's values (SCM_DEVMEM_DMABUF = SO_DEVMEM_DMABUF) */
+#ifndef SO_ZEROCOPY
+#define SO_ZEROCOPY		60
+#endif
+#ifndef MSG_ZEROCOPY
+#define MSG_ZEROCOPY		0x4000000
+#endif
+#define UP_SCM_DEVMEM_DMABUF	79
 
 #define HDSIM_SYS	"/sys/bus/hdsim"
 #define DEVMEM_DEBUGFS	"/sys/kernel/debug/devmem"
@@ -218,6 +233,52 @@ static inline void debugfs_mount(void)
 {
 	if (access(DEVMEM_DEBUGFS, F_OK))
 		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+}
+
+/*
+ * Read MSG_ZEROCOPY completions from @fd's error queue until *@done (send
+ * calls completed so far) reaches @want; *@copied counts the completions
+ * the kernel had to copy. 0, -ETIMEDOUT after 10 s without one, -errno.
+ */
+static inline int zerocopy_reap(int fd, uint64_t want, uint64_t *done,
+				uint64_t *copied)
+{
+	char control[128];
+
+	while (*done < want) {
+		struct pollfd pfd = { .fd = fd };
+		struct msghdr msg = {
+			.msg_control = control,
+			.msg_controllen = sizeof(control),
+		};
+		struct sock_extended_err *ee;
+		struct cmsghdr *cm;
+		uint64_t n;
+
+		if (recvmsg(fd, &msg, MSG_ERRQUEUE) < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				return -errno;
+			/* POLLERR: the error queue has something */
+			if (poll(&pfd, 1, 10000) <= 0)
+				return -ETIMEDOUT;
+			continue;
+		}
+		for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+			if (!((cm->cmsg_level == SOL_IP &&
+			       cm->cmsg_type == IP_RECVERR) ||
+			      (cm->cmsg_level == SOL_IPV6 &&
+			       cm->cmsg_type == IPV6_RECVERR)))
+				continue;
+			ee = (struct sock_extended_err *)CMSG_DATA(cm);
+			if (ee->ee_origin != SO_EE_ORIGIN_ZEROCOPY)
+				return -EPROTO;
+			n = ee->ee_data - ee->ee_info + 1;
+			*done += n;
+			if (ee->ee_code & SO_EE_CODE_ZEROCOPY_COPIED)
+				*copied += n;
+		}
+	}
+	return 0;
 }
 
 #endif /* DEVMEM_LIB_H */

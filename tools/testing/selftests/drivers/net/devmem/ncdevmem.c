@@ -10,8 +10,9 @@
  *	restored on every exit path
  *   ncdevmem -f IF
  *	bind self-tests
- *   ncdevmem -s ADDR -p PORT
- *	client: send stdin over plain TCP (6.1 has no devmem TX)
+ *   ncdevmem -f IF -s ADDR -p PORT [-c CLIENT] [-z CHUNK]
+ *	client: send stdin from device memory (bind-tx, MSG_ZEROCOPY with
+ *	SCM_DEVMEM_DMABUF; ncdevmem_tx.c); without -f over plain TCP
  *   -b RX_PAGE_SIZE: bind with net_iovs of that size (a power of two, at
  *	least the page size); the udmabuf comes from a hugetlb memfd (2 MiB
  *	pages) so that its DMA segments are aligned to it
@@ -83,6 +84,7 @@ static int start_queue = -1;
 static int num_queues = -1;
 static size_t dmabuf_size = 64 << 20;
 static uint32_t rx_page_size;	/* -b; 0: the kernel's default */
+static size_t tx_chunk;		/* -z: bytes per iovec on TX; 0: whole */
 static bool fail_on_linear;	/* -L */
 static bool parallel;		/* --parallel: connections at once */
 static bool use_uring;		/* --uring: multishot IORING_OP_RECVMSG */
@@ -1321,7 +1323,7 @@ static int do_set_hds(void)
 
 static int do_client(void)
 {
-	struct sockaddr_in6 sa;
+	struct sockaddr_in6 sa, local;
 	char buf[65536];
 	ssize_t n;
 	int fd;
@@ -1329,11 +1331,19 @@ static int do_client(void)
 	if (parse_addr(server_ip, port, &sa))
 		return 1;
 	fd = socket(AF_INET6, SOCK_STREAM, 0);
+	if (client_ip && (parse_addr(client_ip, 0, &local) ||
+			  bind(fd, (struct sockaddr *)&local, sizeof(local)))) {
+		fprintf(stderr, "bind %s: %s\n", client_ip, strerror(errno));
+		return 1;
+	}
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		fprintf(stderr, "connect %s port %u: %s\n", server_ip, port,
 			strerror(errno));
 		return 1;
 	}
+	/* from device memory: the route's device is bound for TX */
+	if (ifname)
+		return devmem_send(fd, ifname, memory, dmabuf_size, tx_chunk);
 	while ((n = read(0, buf, sizeof(buf))) > 0)
 		if (write(fd, buf, n) != n)
 			return 1;
@@ -1368,8 +1378,10 @@ static void help(const char *prog)
 		"                 reach the memory peer to peer; auto: -f is the closest)\n"
 		"       %s -l --copy -s ADDR [-p PORT]  (plain recv, the baseline)\n"
 		"       [--read-size BYTES] [--dontneed-batch FRAGS]\n"
+		"       %s -f IF -s ADDR [-p PORT] [-c CLIENT] [-z CHUNK] [--size BYTES]\n"
+		"          [--memory udmabuf|heap|p2p] < data (devmem TX client)\n"
 		"       %s -s ADDR [-p PORT] < data (plain TCP client)\n",
-		prog, prog, prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -1428,6 +1440,9 @@ static bool parse_value(int opt, const char *arg)
 		rx_page_size = strtoul(arg, NULL, 0);
 		return rx_page_size >= 4096 &&
 		       !(rx_page_size & (rx_page_size - 1));
+	case 'z':
+		tx_chunk = strtoull(arg, NULL, 0);
+		return tx_chunk > 0;
 	case 'Z':
 		dmabuf_size = strtoull(arg, NULL, 0);
 		break;
@@ -1468,7 +1483,7 @@ static enum mode parse_args(int argc, char **argv)
 	bool listen_mode = false, pools = false;
 	int opt, err;
 
-	while ((opt = getopt_long(argc, argv, "ls:c:p:v:q:t:f:b:L", longopts,
+	while ((opt = getopt_long(argc, argv, "ls:c:p:v:q:t:f:b:z:L", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'l':
@@ -1536,7 +1551,7 @@ static enum mode parse_args(int argc, char **argv)
 		return copy_mode ? COPY_SERVER : SERVER;
 	if (server_ip)
 		return CLIENT;
-	if (!ifname || client_ip)
+	if (!ifname || client_ip || tx_chunk)
 		help(argv[0]);
 	if (set_hds)
 		return SET_HDS;

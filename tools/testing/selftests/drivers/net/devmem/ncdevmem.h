@@ -64,6 +64,12 @@ struct gpu_sym {
  * library: skip) or -EOPNOTSUPP (an entry point is missing).
  */
 int gpu_load(const char *kind, const char *lib, const struct gpu_sym *syms);
+/* Client mode (ncdevmem_tx.c): bind the dmabuf for TX on @ifname and
+ * send stdin from it over the connected socket @fd, in iovecs of at most
+ * @chunk bytes (0: as large as possible). The exit status.
+ */
+int devmem_send(int fd, const char *ifname, const char *memory,
+		size_t size, size_t chunk);
 /* Names of the providers, for the usage text. */
 const char *mem_providers(void);
 

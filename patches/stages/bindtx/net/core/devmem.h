@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Device memory TCP: dmabuf bindings (net/core internals).
+ */
+#ifndef _NET_CORE_DEVMEM_H
+#define _NET_CORE_DEVMEM_H
+
+#include <linux/dma-direction.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <net/netmem.h>
+
+struct device;
+struct dma_buf;
+struct dma_buf_attachment;
+struct netlink_ext_ack;
+struct net_device;
+struct sg_table;
+
+/**
+ * struct net_devmem_dmabuf_binding - a dmabuf bound to a device
+ * @dmabuf: the dmabuf; the binding holds a reference
+ * @attachment: attachment to the device's DMA device
+ * @sgt: the mapping of @attachment in @direction
+ * @direction: DMA_FROM_DEVICE for bind-rx (RX queues), DMA_TO_DEVICE for
+ *	bind-tx; the mapping is undone in the same direction
+ * @dev: the device; NULL once it was unregistered or unbound. RTNL.
+ * @dma_dev: the device the dmabuf is mapped for (@dev's parent), held
+ *	until the mapping is gone
+ * @area: one net_iov per rx-page-size bytes of the dmabuf, in dmabuf
+ *	order
+ * @free_lock: protects @free_stack and @free_count; taken with BH off
+ * @free_stack: indexes (into @area) of free net_iovs (RX only)
+ * @free_count: number of entries in @free_stack
+ * @ref: one for the netlink owner, one per page pool using the binding
+ * @bound_rxqs: the RX queues using the binding. RTNL.
+ * @id: user-visible id, from 1
+ * @owner_net: netns of the netlink socket that created the binding;
+ *	only compared, never dereferenced
+ * @owner_portid: port id of that socket
+ * @free_work: final teardown, in process context
+ */
+struct net_devmem_dmabuf_binding {
+	struct dma_buf *dmabuf;
+	struct dma_buf_attachment *attachment;
+	struct sg_table *sgt;
+	enum dma_data_direction direction;
+	struct net_device *dev;
+	struct device *dma_dev;
+	struct net_iov_area area;
+
+	spinlock_t free_lock;	/* protects free_stack, free_count */
+	u32 *free_stack;
+	u32 free_count;
+
+	refcount_t ref;
+	struct xarray bound_rxqs;
+	u32 id;
+
+	const struct net *owner_net;
+	u32 owner_portid;
+
+	struct work_struct free_work;
+};
+
+int net_devmem_check_device(struct net_device *dev, u32 rx_page_size,
+			    struct netlink_ext_ack *extack);
+struct net_devmem_dmabuf_binding *
+net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
+		       u32 rx_page_size, enum dma_data_direction direction,
+		       struct netlink_ext_ack *extack);
+int net_devmem_bind_dmabuf_to_queue(struct net_device *dev, u32 rxq_idx,
+				    struct net_devmem_dmabuf_binding *binding,
+				    struct netlink_ext_ack *extack);
+void net_devmem_unbind_dmabuf(struct net_devmem_dmabuf_binding *binding);
+void net_devmem_unbind_owned(const struct net *net, u32 portid);
+bool net_devmem_has_bindings(void);
+void net_devmem_dmabuf_binding_put(struct net_devmem_dmabuf_binding *binding);
+
+static inline struct net_devmem_dmabuf_binding *
+net_iov_binding(const struct net_iov *niov)
+{
+	return container_of(niov->owner, struct net_devmem_dmabuf_binding,
+			    area);
+}
+
+/* Size of every net_iov of @binding: its rx-page-size. */
+static inline u32
+net_devmem_rx_page_size(const struct net_devmem_dmabuf_binding *binding)
+{
+	return 1U << binding->area.shift;
+}
+
+#endif /* _NET_CORE_DEVMEM_H */

@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device memory TCP: bind a dmabuf to RX queues, or to a device for TX.
+ *
+ * A binding maps the dmabuf for the device, cuts the mapping into
+ * net_iovs of its rx-page-size (PAGE_SIZE unless user space asked for a
+ * larger power of two) and becomes the memory provider of the RX queues
+ * it is bound to: their payload page pools hand out net_iovs instead of
+ * host pages, so the NIC writes TCP payload straight into the dmabuf.
+ * A TX binding (bind-tx) is mapped DMA_TO_DEVICE and bound to no queue;
+ * its net_iovs, in dmabuf order, are what the device reads payload from.
+ *
+ * Lifetime: the netlink socket that created a binding owns one reference;
+ * every page pool using it owns one more. Unbinding (socket close) takes
+ * the queues back to host memory at once, but the mapping lives on until
+ * the last pool is freed, i.e. until every net_iov came back from the
+ * skbs and socket tokens holding it.
+ */
+#include <linux/device.h>
+#include <linux/dma-buf.h>
+#include <linux/ethtool_netlink.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/scatterlist.h>
+#include <net/netdev_queues.h>
+#include <net/netdev_rx_queue.h>
+#include <net/netlink.h>
+#include <net/page_pool.h>
+#include <net/page_pool/memory_provider.h>
+#include <trace/events/devmem.h>
+#include <uapi/linux/netdev.h>
+
+#include "devmem.h"
+#include "page_pool_priv.h"
+
+/* All bindings, by id. Ids are global (not per netns), from 1. */
+static DEFINE_XARRAY_FLAGS(net_devmem_dmabuf_bindings, XA_FLAGS_ALLOC1);
+static u32 net_devmem_next_id;
+
+static const struct memory_provider_ops dmabuf_devmem_ops;
+
+/* The exporter (or P2PDMA) refused: device memory the device cannot write */
+#define NO_P2P_PATH_MSG	"No peer-to-peer DMA path between the device and the dmabuf's memory"
+
+static void net_devmem_dmabuf_binding_free(struct work_struct *work)
+{
+	struct net_devmem_dmabuf_binding *binding =
+		container_of(work, typeof(*binding), free_work);
+
+	/* Every pool using the binding is gone, so every net_iov is back. */
+	WARN_ON_ONCE(binding->direction == DMA_FROM_DEVICE &&
+		     binding->free_count != binding->area.num_niovs);
+
+	dma_buf_unmap_attachment_unlocked(binding->attachment, binding->sgt,
+					  binding->direction);
+	dma_buf_detach(binding->dmabuf, binding->attachment);
+	put_device(binding->dma_dev);
+	dma_buf_put(binding->dmabuf);
+	xa_destroy(&binding->bound_rxqs);
+	kvfree(binding->free_stack);
+	kvfree(binding->area.niovs);
+	kfree(binding);
+}
+
+static void net_devmem_dmabuf_binding_get(struct net_devmem_dmabuf_binding *binding)
+{
+	refcount_inc(&binding->ref);
+}
+
+/* The last reference may go in softirq (page pool release): the DMA
+ * unmap and dma_buf_put() happen in a work item.
+ */
+void net_devmem_dmabuf_binding_put(struct net_devmem_dmabuf_binding *binding)
+{
+	if (refcount_dec_and_test(&binding->ref))
+		schedule_work(&binding->free_work);
+}
+
+/* Take a free net_iov; *@in_use: the binding's net_iovs out, after. */
+static struct net_iov *
+net_devmem_alloc_dmabuf(struct net_devmem_dmabuf_binding *binding,
+			u32 *in_use)
+{
+	struct net_iov *niov = NULL;
+
+	spin_lock_bh(&binding->free_lock);
+	if (binding->free_count)
+		niov = &binding->area.niovs[binding->free_stack[--binding->free_count]];
+	*in_use = binding->area.num_niovs - binding->free_count;
+	spin_unlock_bh(&binding->free_lock);
+
+	return niov;
+}
+
+/* Put @niov back on the free list; returns the binding's net_iovs out. */
+static u32 net_devmem_free_dmabuf(struct net_iov *niov)
+{
+	struct net_devmem_dmabuf_binding *binding = net_iov_binding(niov);
+	u32 in_use;
+
+	spin_lock_bh(&binding->free_lock);
+	binding->free_stack[binding->free_count++] = net_iov_idx(niov);
+	in_use = binding->area.num_niovs - binding->free_count;
+	spin_unlock_bh(&binding->free_lock);
+
+	return in_use;
+}
+
+/**
+ * net_devmem_check_device() - can the device take a dmabuf binding at all
+ * @dev: device
+ * @rx_page_size: net_iov size asked for
+ * @extack: netlink extended ack
+ *
+ * Checked before the dmabuf is attached, so that a device that cannot
+ * use it never sees it. Net_iovs above PAGE_SIZE need the driver's
+ * opt-in (rx_buf_size_max in its queue management ops).
+ *
+ * Context: RTNL held.
+ * Return: 0, -EOPNOTSUPP, or -EINVAL (size above the driver's maximum).
+ */
+int net_devmem_check_device(struct net_device *dev, u32 rx_page_size,
+			    struct netlink_ext_ack *extack)
+{
+	const struct netdev_queue_mgmt_ops *qops = dev->queue_mgmt_ops;
+
+	ASSERT_RTNL();
+
+	if (!qops || !qops->ndo_queue_mem_alloc || !qops->ndo_queue_mem_free ||
+	    !qops->ndo_queue_start || !qops->ndo_queue_stop) {
+		NL_SET_ERR_MSG(extack, "Device cannot restart RX queues (no queue management ops)");
+		return -EOPNOTSUPP;
+	}
+
+	if (!dev->dev.parent || !dev->dev.parent->dma_mask) {
+		NL_SET_ERR_MSG(extack, "Device doesn't support DMA");
+		return -EOPNOTSUPP;
+	}
+
+	if (rx_page_size <= PAGE_SIZE)
+		return 0;
+	if (qops->rx_buf_size_max <= PAGE_SIZE) {
+		NL_SET_ERR_MSG(extack, "Device does not support rx-page-size above PAGE_SIZE");
+		return -EOPNOTSUPP;
+	}
+	if (rx_page_size > qops->rx_buf_size_max) {
+		NL_SET_ERR_MSG(extack, "rx-page-size above the device's maximum");
+		return -EINVAL;
+	}
+
+	return 0;
+}
+
+/* Bytes of the mapping @sgt if it can be cut into net_iovs of
+ * @rx_page_size, else 0. net_iov i sits at byte offset i * rx_page_size
+ * of the dmabuf, which holds as long as every DMA segment is made of
+ * whole net_iovs; one that straddled two segments would not be
+ * contiguous for the device.
+ */
+static size_t net_devmem_mapped_size(struct sg_table *sgt, u32 rx_page_size,
+				     struct netlink_ext_ack *extack)
+{
+	struct scatterlist *sg;
+	size_t size = 0;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		if (IS_ALIGNED(sg_dma_address(sg), rx_page_size) &&
+		    IS_ALIGNED(sg_dma_len(sg), rx_page_size)) {
+			size += sg_dma_len(sg);
+			continue;
+		}
+		if (rx_page_size == PAGE_SIZE)
+			NL_SET_ERR_MSG(extack, "dmabuf DMA segment is not page aligned");
+		else
+			NL_SET_ERR_MSG(extack, "dmabuf DMA segment is not aligned to rx-page-size");
+		return 0;
+	}
+	if (!size || size / rx_page_size > U32_MAX) {
+		NL_SET_ERR_MSG(extack, "dmabuf size not supported");
+		return 0;
+	}
+
+	return size;
+}
+
+/**
+ * net_devmem_bind_dmabuf() - map a dmabuf for a device and carve it up
+ * @dev: device whose DMA device the dmabuf is attached to
+ * @dmabuf_fd: dmabuf file descriptor of the caller
+ * @rx_page_size: size of each net_iov: PAGE_SIZE or a larger power of two
+ * @direction: DMA_FROM_DEVICE (RX queues) or DMA_TO_DEVICE (TX)
+ * @extack: netlink extended ack
+ *
+ * The binding gets its id right away but is not bound to any queue yet;
+ * for RX the caller binds queues with net_devmem_bind_dmabuf_to_queue().
+ * The caller sets the owner before it releases RTNL. Every DMA segment
+ * of the mapping must start and end on a multiple of @rx_page_size.
+ *
+ * Context: RTNL held.
+ * Return: the binding with one reference, or an ERR_PTR().
+ */
+struct net_devmem_dmabuf_binding *
+net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
+		       u32 rx_page_size, enum dma_data_direction direction,
+		       struct netlink_ext_ack *extack)
+{
+	struct net_devmem_dmabuf_binding *binding;
+	struct scatterlist *sg;
+	struct dma_buf *dmabuf;
+	size_t size = 0, i;
+	unsigned int sgi;
+	int err;
+
+	ASSERT_RTNL();
+
+	if (!dev->dev.parent) {
+		NL_SET_ERR_MSG(extack, "Device doesn't support DMA");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+
+	dmabuf = dma_buf_get(dmabuf_fd);
+	if (IS_ERR(dmabuf)) {
+		NL_SET_ERR_MSG(extack, "fd is not a dmabuf");
+		return ERR_CAST(dmabuf);
+	}
+
+	binding = kzalloc_node(sizeof(*binding), GFP_KERNEL,
+			       dev_to_node(&dev->dev));
+	if (!binding) {
+		err = -ENOMEM;
+		goto err_put_dmabuf;
+	}
+
+	binding->dev = dev;
+	binding->dmabuf = dmabuf;
+	binding->direction = direction;
+	refcount_set(&binding->ref, 1);
+	spin_lock_init(&binding->free_lock);
+	xa_init_flags(&binding->bound_rxqs, XA_FLAGS_ALLOC);
+	INIT_WORK(&binding->free_work, net_devmem_dmabuf_binding_free);
+
+	/* The mapping outlives the netdev when net_iovs are still out at
+	 * unregister: hold the DMA device until it is unmapped.
+	 */
+	binding->dma_dev = get_device(dev->dev.parent);
+	binding->attachment = dma_buf_attach(dmabuf, binding->dma_dev);
+	if (IS_ERR(binding->attachment)) {
+		err = PTR_ERR(binding->attachment);
+		if (err == -EREMOTEIO)
+			NL_SET_ERR_MSG(extack, NO_P2P_PATH_MSG);
+		else
+			NL_SET_ERR_MSG(extack, "Failed to bind dmabuf to device");
+		goto err_put_device;
+	}
+
+	binding->sgt =
+		dma_buf_map_attachment_unlocked(binding->attachment, direction);
+	if (IS_ERR(binding->sgt)) {
+		err = PTR_ERR(binding->sgt);
+		if (err == -EREMOTEIO)
+			NL_SET_ERR_MSG(extack, NO_P2P_PATH_MSG);
+		else
+			NL_SET_ERR_MSG(extack, "Failed to map dmabuf attachment");
+		goto err_detach;
+	}
+
+	size = net_devmem_mapped_size(binding->sgt, rx_page_size, extack);
+	if (!size) {
+		err = -EINVAL;
+		goto err_unmap;
+	}
+
+	binding->area.shift = ilog2(rx_page_size);
+	binding->area.num_niovs = size / rx_page_size;
+	binding->area.niovs = kvcalloc(binding->area.num_niovs,
+				       sizeof(struct net_iov), GFP_KERNEL);
+	if (direction == DMA_FROM_DEVICE)
+		binding->free_stack = kvmalloc_array(binding->area.num_niovs,
+						     sizeof(u32), GFP_KERNEL);
+	if (!binding->area.niovs ||
+	    (direction == DMA_FROM_DEVICE && !binding->free_stack)) {
+		err = -ENOMEM;
+		goto err_free_niovs;
+	}
+
+	i = 0;
+	for_each_sgtable_dma_sg(binding->sgt, sg, sgi) {
+		dma_addr_t dma = sg_dma_address(sg);
+		size_t off;
+
+		for (off = 0; off < sg_dma_len(sg); off += rx_page_size, i++) {
+			struct net_iov *niov = &binding->area.niovs[i];
+
+			niov->owner = &binding->area;
+			niov->dma_addr = dma + off;
+		}
+	}
+
+	/* Hand out low offsets first: pop from the end of the stack. */
+	for (i = 0; binding->free_stack && i < binding->area.num_niovs; i++)
+		binding->free_stack[i] = binding->area.num_niovs - 1 - i;
+	binding->free_count = binding->free_stack ? binding->area.num_niovs : 0;
+
+	err = xa_alloc_cyclic(&net_devmem_dmabuf_bindings, &binding->id,
+			      binding, xa_limit_32b, &net_devmem_next_id,
+			      GFP_KERNEL);
+	if (err < 0)
+		goto err_free_niovs;
+	binding->area.id = binding->id;
+
+	return binding;
+
+err_free_niovs:
+	kvfree(binding->free_stack);
+	kvfree(binding->area.niovs);
+err_unmap:
+	dma_buf_unmap_attachment_unlocked(binding->attachment, binding->sgt,
+					  direction);
+err_detach:
+	dma_buf_detach(dmabuf, binding->attachment);
+err_put_device:
+	put_device(binding->dma_dev);
+	kfree(binding);
+err_put_dmabuf:
+	dma_buf_put(dmabuf);
+	return ERR_PTR(err);
+}
+
+/* Whether the driver can split headers into host memory right now. */
+static int net_devmem_check_header_split(struct net_device *dev,
+					 struct netlink_ext_ack *extack)
+{
+	struct kernel_ethtool_ringparam kring = {};
+	struct ethtool_ringparam ring = {};
+
+	if (!dev->ethtool_ops || !dev->ethtool_ops->get_ringparam) {
+		NL_SET_ERR_MSG(extack, "Device does not report tcp-data-split");
+		return -EOPNOTSUPP;
+	}
+
+	dev->ethtool_ops->get_ringparam(dev, &ring, &kring, extack);
+	if (kring.tcp_data_split != ETHTOOL_TCP_DATA_SPLIT_ENABLED) {
+		NL_SET_ERR_MSG(extack, "tcp-data-split is disabled");
+		return -EINVAL;
+	}
+
+	return 0;
+}
+
+/**
+ * net_devmem_bind_dmabuf_to_queue() - install a binding on one RX queue
+ * @dev: device
+ * @rxq_idx: RX queue index
+ * @binding: binding from net_devmem_bind_dmabuf()
+ * @extack: netlink extended ack
+ *
+ * Installs the binding as the queue's memory provider and restarts the
+ * queue so that its payload page pool is backed by the dmabuf. The
+ * caller checked the device with net_devmem_check_device().
+ *
+ * Context: RTNL held.
+ * Return: 0 or a negative errno; on error the queue is as it was.
+ */
+int net_devmem_bind_dmabuf_to_queue(struct net_device *dev, u32 rxq_idx,
+				    struct net_devmem_dmabuf_binding *binding,
+				    struct netlink_ext_ack *extack)
+{
+	struct netdev_rx_queue *rxq;
+	u32 xa_idx;
+	int err;
+
+	ASSERT_RTNL();
+
+	if (rxq_idx >= dev->real_num_rx_queues) {
+		NL_SET_ERR_MSG(extack, "rx queue index out of range");
+		return -EINVAL;
+	}
+
+	rxq = __netif_get_rx_queue(dev, rxq_idx);
+	if (rxq->mp_params.mp_ops) {
+		NL_SET_ERR_MSG(extack, "designated queue already memory provider bound");
+		return -EEXIST;
+	}
+
+#ifdef CONFIG_XDP_SOCKETS
+	if (rxq->pool) {
+		NL_SET_ERR_MSG(extack, "designated queue already in use by AF_XDP");
+		return -EBUSY;
+	}
+#endif
+
+	/* queue management ops: net_devmem_check_device() saw them */
+	err = net_devmem_check_header_split(dev, extack);
+	if (err)
+		return err;
+
+	err = xa_alloc(&binding->bound_rxqs, &xa_idx, rxq, xa_limit_32b,
+		       GFP_KERNEL);
+	if (err)
+		return err;
+
+	rxq->mp_params.mp_priv = binding;
+	rxq->mp_params.mp_ops = &dmabuf_devmem_ops;
+	rxq->mp_params.rx_page_size = net_devmem_rx_page_size(binding);
+
+	err = netdev_rx_queue_restart(dev, rxq_idx);
+	if (err) {
+		if (err == -ENODATA)
+			NL_SET_ERR_MSG(extack, "Driver did not back the queue with the dmabuf");
+		else
+			NL_SET_ERR_MSG(extack, "Failed to restart the RX queue");
+		goto err_clear_params;
+	}
+
+	return 0;
+
+err_clear_params:
+	memset(&rxq->mp_params, 0, sizeof(rxq->mp_params));
+	xa_erase(&binding->bound_rxqs, xa_idx);
+	return err;
+}
+
+/**
+ * net_devmem_unbind_dmabuf() - take a binding off its queues and drop it
+ * @binding: binding to unbind
+ *
+ * The queues go back to host memory right away; the binding itself is
+ * freed when the last page pool using it is.
+ *
+ * Context: RTNL held.
+ */
+void net_devmem_unbind_dmabuf(struct net_devmem_dmabuf_binding *binding)
+{
+	struct netdev_rx_queue *rxq;
+	unsigned long xa_idx;
+	unsigned int rxq_idx;
+	int err;
+
+	ASSERT_RTNL();
+
+	xa_erase(&net_devmem_dmabuf_bindings, binding->id);
+
+	xa_for_each(&binding->bound_rxqs, xa_idx, rxq) {
+		memset(&rxq->mp_params, 0, sizeof(rxq->mp_params));
+		xa_erase(&binding->bound_rxqs, xa_idx);
+
+		/* get_netdev_rx_queue_index() needs CONFIG_SYSFS on 6.1 */
+		rxq_idx = rxq - binding->dev->_rx;
+		err = netdev_rx_queue_restart(binding->dev, rxq_idx);
+		if (err)
+			netdev_err(binding->dev,
+				   "failed to restart RX queue %u after dmabuf unbind: %d\n",
+				   rxq_idx, err);
+	}
+
+	/* the device may go away while net_iovs are still out */
+	binding->dev = NULL;
+	net_devmem_dmabuf_binding_put(binding);
+}
+
+/**
+ * net_devmem_unbind_owned() - unbind what a netlink socket created
+ * @net: netns of the socket
+ * @portid: port id of the socket
+ *
+ * Context: RTNL held.
+ */
+void net_devmem_unbind_owned(const struct net *net, u32 portid)
+{
+	struct net_devmem_dmabuf_binding *binding;
+	unsigned long id;
+
+	ASSERT_RTNL();
+
+	xa_for_each(&net_devmem_dmabuf_bindings, id, binding) {
+		if (binding->owner_portid == portid &&
+		    net_eq(binding->owner_net, net))
+			net_devmem_unbind_dmabuf(binding);
+	}
+}
+
+/* A TX binding is on no queue, so no queue uninstall tells it that its
+ * device goes away: forget the device here, as uninstall does for RX.
+ */
+static int net_devmem_netdev_event(struct notifier_block *nb,
+				   unsigned long event, void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct net_devmem_dmabuf_binding *binding;
+	unsigned long id;
+
+	if (event != NETDEV_UNREGISTER)
+		return NOTIFY_DONE;
+
+	ASSERT_RTNL();
+
+	xa_for_each(&net_devmem_dmabuf_bindings, id, binding) {
+		if (binding->direction == DMA_TO_DEVICE && binding->dev == dev)
+			binding->dev = NULL;
+	}
+
+	return NOTIFY_OK;
+}
+
+static struct notifier_block net_devmem_netdev_notifier = {
+	.notifier_call = net_devmem_netdev_event,
+};
+
+static int __init net_devmem_init(void)
+{
+	return register_netdevice_notifier(&net_devmem_netdev_notifier);
+}
+subsys_initcall(net_devmem_init);
+
+/* Cheap check before taking RTNL on every generic netlink socket close. */
+bool net_devmem_has_bindings(void)
+{
+	return !xa_empty(&net_devmem_dmabuf_bindings);
+}
+
+/* Memory provider ops: the binding feeds page pools with net_iovs. */
+
+static int mp_dmabuf_devmem_init(struct page_pool *pool)
+{
+	struct net_devmem_dmabuf_binding *binding = pool->mp_priv;
+
+	if (!binding)
+		return -EINVAL;
+
+	/* the driver must size its buffers as the binding's net_iovs */
+	if (PAGE_SIZE << pool->p.order != net_devmem_rx_page_size(binding))
+		return -E2BIG;
+
+	net_devmem_dmabuf_binding_get(binding);
+	return 0;
+}
+
+static netmem_ref mp_dmabuf_devmem_alloc_netmems(struct page_pool *pool,
+						 gfp_t gfp)
+{
+	struct net_devmem_dmabuf_binding *binding = pool->mp_priv;
+	struct net_iov *niov;
+	u32 in_use;
+
+	niov = net_devmem_alloc_dmabuf(binding, &in_use);
+	if (!niov)
+		return 0;
+
+	niov->pp = pool;
+	pool->pages_state_hold_cnt++;
+	trace_devmem_niov_alloc(pool, binding->id, niov, in_use,
+				page_pool_inflight(pool, false));
+	return net_iov_to_netmem(niov);
+}
+
+static bool mp_dmabuf_devmem_release_netmem(struct page_pool *pool,
+					    netmem_ref netmem)
+{
+	struct net_devmem_dmabuf_binding *binding = pool->mp_priv;
+	struct net_iov *niov = netmem_to_net_iov(netmem);
+	u32 in_use;
+
+	WARN_ON_ONCE(atomic_long_read(&niov->pp_ref_count));
+	niov->pp = NULL;
+	in_use = net_devmem_free_dmabuf(niov);
+	/* the pool counts this release once we return */
+	trace_devmem_niov_release(pool, binding->id, niov, in_use,
+				  max(page_pool_inflight(pool, false), 1) - 1);
+
+	/* never put_page() a net_iov */
+	return false;
+}
+
+static void mp_dmabuf_devmem_destroy(struct page_pool *pool)
+{
+	net_devmem_dmabuf_binding_put(pool->mp_priv);
+}
+
+static int mp_dmabuf_devmem_nl_fill(void *mp_priv, struct sk_buff *rsp,
+				    struct netdev_rx_queue *rxq)
+{
+	const struct net_devmem_dmabuf_binding *binding = mp_priv;
+	int type = rxq ? NETDEV_A_QUEUE_DMABUF : NETDEV_A_PAGE_POOL_DMABUF;
+
+	return nla_put_u32(rsp, type, binding->id);
+}
+
+static void mp_dmabuf_devmem_uninstall(void *mp_priv,
+				       struct netdev_rx_queue *rxq)
+{
+	struct net_devmem_dmabuf_binding *binding = mp_priv;
+	struct netdev_rx_queue *bound_rxq;
+	unsigned long xa_idx;
+
+	ASSERT_RTNL();
+
+	xa_for_each(&binding->bound_rxqs, xa_idx, bound_rxq) {
+		if (bound_rxq == rxq) {
+			xa_erase(&binding->bound_rxqs, xa_idx);
+			break;
+		}
+	}
+
+	/* The device is going away: unbind must not touch it any more. */
+	if (xa_empty(&binding->bound_rxqs))
+		binding->dev = NULL;
+}
+
+static const struct memory_provider_ops dmabuf_devmem_ops = {
+	.init			= mp_dmabuf_devmem_init,
+	.destroy		= mp_dmabuf_devmem_destroy,
+	.alloc_netmems		= mp_dmabuf_devmem_alloc_netmems,
+	.release_netmem		= mp_dmabuf_devmem_release_netmem,
+	.nl_fill		= mp_dmabuf_devmem_nl_fill,
+	.uninstall		= mp_dmabuf_devmem_uninstall,
+};

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Devmem TX through sendmsg(): MSG_ZEROCOPY on an SO_ZEROCOPY socket with
+ * a SOL_SOCKET/SCM_DEVMEM_DMABUF cmsg naming a bind-tx binding, iovecs
+ * that are offsets into the dmabuf. On an hdsim pair: the host end sends
+ * from a udmabuf bound for TX, a socket in the peer's namespace reads
+ * plainly and checks every byte against the udmabuf. Completions arrive
+ * on the error queue as for MSG_ZEROCOPY, never as copies. Every bad input
+ * gets upstream's errno, and a refused send leaves nothing queued.
+ */
+#define _GNU_SOURCE
+#include <linux/uio.h>
+#define __iovec_defined 1
+
+#include <arpa/inet.h>
+
+#include "../../../kselftest_harness.h"
+#include "devmem_fixture.h"
+#include "devmem_lib.h"
+#include "netcfg.h"
+
+#define HOST_ADDR	"192.0.2.1"
+#define PEER_ADDR	"192.0.2.2"
+#define PORT		5250
+#define DMABUF_SIZE	(4 << 20)
+
+FIXTURE(tx)
+{
+	struct devmem_env env;
+	struct devmem_nl nl;	/* owns the TX binding */
+	uint8_t *map;		/* the udmabuf, written by the "device" */
+	int dmabuf;
+	uint32_t id;
+	int fd;			/* host end, sending */
+	int peer;		/* peer end, receiving */
+};
+
+static uint8_t byte_at(size_t off)
+{
+	return off * 7 + off / 4096 + 3;
+}
+
+/* A TCP connection from the host end to a listener in the peer's
+ * namespace: the sender's fd, the receiver's in *@peer.
+ */
+static int connect_to_peer(const char *ns, const char *addr, int *peer)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_port = htons(PORT),
+	};
+	int home, lfd, fd, one = 1;
+
+	inet_pton(AF_INET, addr, &sa.sin_addr);
+	home = ns ? netns_enter(ns) : -1;
+	if (ns && home < 0)
+		return home;
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1))
+		lfd = -errno;
+	if (ns)
+		netns_leave(home);
+	if (lfd < 0)
+		return lfd;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		fd = -errno;
+	} else {
+		*peer = accept(lfd, NULL, NULL);
+	}
+	close(lfd);
+	return fd;
+}
+
+FIXTURE_SETUP(tx)
+{
+	const struct devmem_env_cfg cfg = {
+		.name = "tx",
+		.dev_id = 39,
+		.rx_addr = HOST_ADDR,
+		.tx_addr = PEER_ADDR,
+		.rss_queues = 4,
+	};
+	int one = 1;
+	size_t i;
+
+	self->fd = self->peer = self->dmabuf = -1;
+	self->map = MAP_FAILED;
+	if (!devmem_env_available())
+		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
+	ASSERT_EQ(0, devmem_env_setup(&self->env, &cfg));
+
+	self->dmabuf = udmabuf_alloc(DMABUF_SIZE, NULL);
+	ASSERT_GE(self->dmabuf, 0);
+	self->map = mmap(NULL, DMABUF_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 self->dmabuf, 0);
+	ASSERT_NE(MAP_FAILED, self->map);
+	for (i = 0; i < DMABUF_SIZE; i++)
+		self->map[i] = byte_at(i);
+
+	ASSERT_EQ(0, devmem_nl_open(&self->nl));
+	ASSERT_EQ(0, devmem_bind_tx(&self->nl, self->env.ifindex,
+				    self->dmabuf, &self->id));
+	self->fd = connect_to_peer(self->env.ns, PEER_ADDR, &self->peer);
+	ASSERT_GE(self->fd, 0);
+	ASSERT_GE(self->peer, 0);
+	ASSERT_EQ(0, setsockopt(self->fd, SOL_SOCKET, SO_ZEROCOPY, &one,
+				sizeof(one)));
+}
+
+FIXTURE_TEARDOWN(tx)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->peer >= 0)
+		close(self->peer);
+	devmem_nl_close(&self->nl);
+	if (self->map != MAP_FAILED)
+		munmap(self->map, DMABUF_SIZE);
+	if (self->dmabuf >= 0)
+		close(self->dmabuf);
+	EXPECT_EQ(0, devmem_env_teardown(&self->env));
+}
+
+/* sendmsg() of @iov with a cmsg of @cmsg_len payload bytes holding @id */
+static ssize_t send_devmem(int fd, uint32_t id, size_t cmsg_len,
+			   struct iovec *iov, int n, int flags)
+{
+	char control[CMSG_SPACE(sizeof(uint64_t))] = {};
+	struct msghdr msg = {
+		.msg_iov = iov,
+		.msg_iovlen = n,
+		.msg_control = control,
+		.msg_controllen = CMSG_SPACE(cmsg_len),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	uint64_t val = id;
+
+	ssize_t ret;
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = UP_SCM_DEVMEM_DMABUF;
+	cm->cmsg_len = CMSG_LEN(cmsg_len);
+	memcpy(CMSG_DATA(cm), &val, cmsg_len);
+	ret = sendmsg(fd, &msg, flags);
+	return ret < 0 ? -errno : ret;
+}
+
+/* The peer reads @len bytes: 0 if they are the dmabuf's @iov ranges. */
+static int peer_check(int peer, const struct iovec *iov, int n)
+{
+	static uint8_t buf[DMABUF_SIZE];
+	size_t want = 0, got = 0, off;
+	ssize_t r;
+	int i;
+
+	for (i = 0; i < n; i++)
+		want += iov[i].iov_len;
+	while (got < want) {
+		r = recv(peer, buf + got, want - got, 0);
+		if (r <= 0)
+			return -1;
+		got += r;
+	}
+	got = 0;
+	for (i = 0; i < n; i++) {
+		for (off = 0; off < iov[i].iov_len; off++)
+			if (buf[got + off] != byte_at((size_t)iov[i].iov_base + off))
+				return 1;
+		got += iov[i].iov_len;
+	}
+	return 0;
+}
+
+/* Completions of @calls sends: the number the kernel copied, or -1. */
+static int reap(int fd, unsigned int calls)
+{
+	uint64_t done = 0, copied = 0;
+
+	return zerocopy_reap(fd, calls, &done, &copied) ? -1 : (int)copied;
+}
+
+#define IOV(off, len)	{ .iov_base = (void *)(uintptr_t)(off), .iov_len = (len) }
+
+TEST_F(tx, sends_from_the_dmabuf_and_completes_without_copy)
+{
+	struct iovec iov[] = { IOV(100, 5000) };
+
+	ASSERT_EQ(5000, send_devmem(self->fd, self->id, 4, iov, 1,
+				    MSG_ZEROCOPY));
+	EXPECT_EQ(0, peer_check(self->peer, iov, 1));
+	EXPECT_EQ(0, reap(self->fd, 1));
+}
+
+TEST_F(tx, several_iovecs_in_one_send)
+{
+	struct iovec iov[] = {
+		IOV(0, 10), IOV(4096, 10), IOV(12345, 3000),
+		IOV(DMABUF_SIZE - 7000, 7000), IOV(1, 1),
+	};
+
+	ASSERT_EQ(10 + 10 + 3000 + 7000 + 1, send_devmem(self->fd, self->id, 4, iov, 5,
+						MSG_ZEROCOPY));
+	EXPECT_EQ(0, peer_check(self->peer, iov, 5));
+	EXPECT_EQ(0, reap(self->fd, 1));
+}
+
+/* 1024 one-byte iovecs on distinct pages: more frags than an skb holds */
+TEST_F(tx, more_iovecs_than_frags_go_out_in_several_skbs)
+{
+	static struct iovec iov[1024];
+	int i;
+
+	for (i = 0; i < 1024; i++)
+		iov[i] = (struct iovec)IOV(i * 4096 + i, 1);
+	ASSERT_EQ(1024, send_devmem(self->fd, self->id, 4, iov, 1024,
+				    MSG_ZEROCOPY));
+	EXPECT_EQ(0, peer_check(self->peer, iov, 1024));
+	EXPECT_EQ(0, reap(self->fd, 1));
+}
+
+/* host memory, device memory, host memory: never in one skb, in order */
+TEST_F(tx, host_and_device_memory_sends_interleave)
+{
+	struct iovec dev_iov[] = { IOV(8192, 3000) };
+	static const char host[] = "host memory in between";
+	char buf[sizeof(host)];
+
+	ASSERT_EQ((ssize_t)sizeof(host), send(self->fd, host, sizeof(host), 0));
+	ASSERT_EQ(3000, send_devmem(self->fd, self->id, 4, dev_iov, 1,
+				    MSG_ZEROCOPY));
+	ASSERT_EQ((ssize_t)sizeof(host), send(self->fd, host, sizeof(host), 0));
+
+	ASSERT_EQ((ssize_t)sizeof(host),
+		  recv(self->peer, buf, sizeof(buf), MSG_WAITALL));
+	EXPECT_EQ(0, memcmp(buf, host, sizeof(host)));
+	EXPECT_EQ(0, peer_check(self->peer, dev_iov, 1));
+	ASSERT_EQ((ssize_t)sizeof(host),
+		  recv(self->peer, buf, sizeof(buf), MSG_WAITALL));
+	EXPECT_EQ(0, memcmp(buf, host, sizeof(host)));
+	EXPECT_EQ(0, reap(self->fd, 1));
+}
+
+/* the binding outlives its netlink socket until its sends completed */
+TEST_F(tx, closing_the_netlink_socket_keeps_sends_in_flight)
+{
+	/* within the peer's receive window: it reads only afterwards */
+	struct iovec iov[] = { IOV(0, 32 << 10) };
+
+	ASSERT_EQ(32 << 10, send_devmem(self->fd, self->id, 4, iov, 1,
+				       MSG_ZEROCOPY));
+	devmem_nl_close(&self->nl);
+	EXPECT_EQ(0, peer_check(self->peer, iov, 1));
+	EXPECT_EQ(0, reap(self->fd, 1));
+	/* and the id is gone for new sends */
+	EXPECT_EQ(-EINVAL, send_devmem(self->fd, self->id, 4, iov, 1,
+				       MSG_ZEROCOPY));
+	ASSERT_EQ(0, devmem_nl_open(&self->nl));
+}
+
+TEST_F(tx, rejects_send_without_msg_zerocopy)
+{
+	struct iovec iov[] = { IOV(0, 100) };
+
+	EXPECT_EQ(-EINVAL, send_devmem(self->fd, self->id, 4, iov, 1, 0));
+}
+
+TEST_F(tx, rejects_socket_without_so_zerocopy)
+{
+	struct iovec iov[] = { IOV(0, 100) };
+	int zero = 0;
+
+	ASSERT_EQ(0, setsockopt(self->fd, SOL_SOCKET, SO_ZEROCOPY, &zero,
+				sizeof(zero)));
+	EXPECT_EQ(-EINVAL, send_devmem(self->fd, self->id, 4, iov, 1,
+				       MSG_ZEROCOPY));
+}
+
+TEST_F(tx, rejects_unknown_binding_id)
+{
+	struct iovec iov[] = { IOV(0, 100) };
+
+	EXPECT_EQ(-EINVAL, send_devmem(self->fd, self->id + 1000, 4, iov, 1,
+				       MSG_ZEROCOPY));
+	EXPECT_EQ(-EINVAL, send_devmem(self->fd, 0xffffffff, 4, iov, 1,
+				       MSG_ZEROCOPY));
+}
+
+TEST_F(tx, rejects_rx_binding_id)
+{
+	struct devmem_queue q = { 1, UP_NETDEV_QUEUE_TYPE_RX };
+	struct iovec iov[] = { IOV(0, 100) };
+	uint32_t rx_id = 0;
+	int rx_dmabuf;
+
+	rx_dmabuf = udmabuf_alloc(1 << 20, NULL);
+	ASSERT_GE(rx_dmabuf, 0);
+	ASSERT_EQ(0, devmem_bind_rx(&self->nl, self->env.ifindex, rx_dmabuf,
+				    &q, 1, &rx_id));
+	EXPECT_EQ(-EINVAL, send_devmem(self->fd, rx_id, 4, iov, 1,
+				       MSG_ZEROCOPY));
+	close(rx_dmabuf);
+}
+
+TEST_F(tx, rejects_cmsg_of_wrong_length)
+{
+	struct iovec iov[] = { IOV(0, 100) };
+
+	EXPECT_EQ(-EINVAL, send_devmem(self->fd, self->id, 8, iov, 1,
+				       MSG_ZEROCOPY));
+	EXPECT_EQ(-EINVAL, send_devmem(self->fd, self->id, 2, iov, 1,
+				       MSG_ZEROCOPY));
+}
+
+TEST_F(tx, rejects_ranges_past_the_dmabuf)
+{
+	struct iovec at_end[] = { IOV(DMABUF_SIZE, 1) };
+	struct iovec across[] = { IOV(0, 10), IOV(DMABUF_SIZE - 10, 11) };
+	struct iovec far[] = { IOV(~0UL - 4096, 100) };
+
+	EXPECT_EQ(-EFAULT, send_devmem(self->fd, self->id, 4, at_end, 1,
+				       MSG_ZEROCOPY));
+	EXPECT_EQ(-EFAULT, send_devmem(self->fd, self->id, 4, across, 2,
+				       MSG_ZEROCOPY));
+	EXPECT_EQ(-EFAULT, send_devmem(self->fd, self->id, 4, far, 1,
+				       MSG_ZEROCOPY));
+	/* nothing of the refused sends went out: the next one is intact */
+	EXPECT_EQ(10, send_devmem(self->fd, self->id, 4, across, 1,
+				  MSG_ZEROCOPY));
+	EXPECT_EQ(0, peer_check(self->peer, across, 1));
+}
+
+/* the connection leaves through loopback, not the binding's device */
+TEST_F(tx, rejects_route_through_another_device)
+{
+	struct iovec iov[] = { IOV(0, 100) };
+	int fd, peer = -1, one = 1;
+
+	fd = connect_to_peer(NULL, "127.0.0.1", &peer);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one,
+				sizeof(one)));
+	EXPECT_EQ(-ENODEV, send_devmem(fd, self->id, 4, iov, 1,
+				       MSG_ZEROCOPY));
+	close(fd);
+	close(peer);
+}
+
+TEST_HARNESS_MAIN
