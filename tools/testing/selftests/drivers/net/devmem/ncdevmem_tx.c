@@ -168,8 +168,9 @@ int devmem_send(int fd, const char *ifname, const char *memory,
 		goto out_nl;
 	}
 	shutdown(fd, SHUT_WR);
-	printf("sent %llu bytes from device memory in %llu sendmsg calls, %llu completions copied by the kernel\n",
-	       (unsigned long long)total, (unsigned long long)r.calls,
+	printf("sent %llu bytes from device memory in %llu sendmsg calls, ",
+	       (unsigned long long)total, (unsigned long long)r.calls);
+	printf("%llu completions copied by the kernel\n",
 	       (unsigned long long)r.copied);
 	ret = r.copied ? 1 : 0;
 out_nl:

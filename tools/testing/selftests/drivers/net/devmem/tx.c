@@ -87,7 +87,9 @@ FIXTURE_SETUP(tx)
 	int one = 1;
 	size_t i;
 
-	self->fd = self->peer = self->dmabuf = -1;
+	self->fd = -1;
+	self->peer = -1;
+	self->dmabuf = -1;
 	self->map = MAP_FAILED;
 	if (!devmem_env_available())
 		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
@@ -202,8 +204,8 @@ TEST_F(tx, several_iovecs_in_one_send)
 		IOV(DMABUF_SIZE - 7000, 7000), IOV(1, 1),
 	};
 
-	ASSERT_EQ(10 + 10 + 3000 + 7000 + 1, send_devmem(self->fd, self->id, 4, iov, 5,
-						MSG_ZEROCOPY));
+	ASSERT_EQ(10 + 10 + 3000 + 7000 + 1,
+		  send_devmem(self->fd, self->id, 4, iov, 5, MSG_ZEROCOPY));
 	EXPECT_EQ(0, peer_check(self->peer, iov, 5));
 	EXPECT_EQ(0, reap(self->fd, 1));
 }
@@ -251,7 +253,7 @@ TEST_F(tx, closing_the_netlink_socket_keeps_sends_in_flight)
 	struct iovec iov[] = { IOV(0, 32 << 10) };
 
 	ASSERT_EQ(32 << 10, send_devmem(self->fd, self->id, 4, iov, 1,
-				       MSG_ZEROCOPY));
+					MSG_ZEROCOPY));
 	devmem_nl_close(&self->nl);
 	EXPECT_EQ(0, peer_check(self->peer, iov, 1));
 	EXPECT_EQ(0, reap(self->fd, 1));
