@@ -13,6 +13,8 @@
 #define __iovec_defined 1
 
 #include <arpa/inet.h>
+#include <netinet/tcp.h>
+#include <sys/sendfile.h>
 
 #include "../../../kselftest_harness.h"
 #include "devmem_fixture.h"
@@ -244,6 +246,36 @@ TEST_F(tx, host_and_device_memory_sends_interleave)
 		  recv(self->peer, buf, sizeof(buf), MSG_WAITALL));
 	EXPECT_EQ(0, memcmp(buf, host, sizeof(host)));
 	EXPECT_EQ(0, reap(self->fd, 1));
+}
+
+/* sendfile() after a devmem send, corked so that both could share the
+ * unsent tail skb: the file's pages go into an skb of their own
+ */
+TEST_F(tx, sendfile_after_device_memory)
+{
+	static const char host[] = "pages of a file, after device memory";
+	struct iovec dev_iov[] = { IOV(16384, 1000) };
+	int memfd, one = 1, zero = 0;
+	char buf[sizeof(host)];
+	off_t off = 0;
+
+	memfd = memfd_create("tx-sendfile", 0);
+	ASSERT_GE(memfd, 0);
+	ASSERT_EQ((ssize_t)sizeof(host), write(memfd, host, sizeof(host)));
+	ASSERT_EQ(0, setsockopt(self->fd, IPPROTO_TCP, TCP_CORK, &one,
+				sizeof(one)));
+	ASSERT_EQ(1000, send_devmem(self->fd, self->id, 4, dev_iov, 1,
+				    MSG_ZEROCOPY | MSG_MORE));
+	ASSERT_EQ((ssize_t)sizeof(host),
+		  sendfile(self->fd, memfd, &off, sizeof(host)));
+	ASSERT_EQ(0, setsockopt(self->fd, IPPROTO_TCP, TCP_CORK, &zero,
+				sizeof(zero)));
+	EXPECT_EQ(0, peer_check(self->peer, dev_iov, 1));
+	ASSERT_EQ((ssize_t)sizeof(host),
+		  recv(self->peer, buf, sizeof(buf), MSG_WAITALL));
+	EXPECT_EQ(0, memcmp(buf, host, sizeof(host)));
+	EXPECT_EQ(0, reap(self->fd, 1));
+	close(memfd);
 }
 
 /* the binding outlives its netlink socket until its sends completed */
