@@ -4,7 +4,9 @@
 # build it and its kselftests, boot it, run the tests.
 #   debug.sh subset	the tests in harness/data/debug-subset (make check)
 #   debug.sh all	the whole suite (make check-debug)
-# The 1 GiB stream is cut to DEVMEM_LONG_MIB (default 128) there.
+# The 1 GiB streams are cut there: receive to DEVMEM_LONG_MIB (default
+# 128), send to DEVMEM_TX_LONG_MIB (default 16; its lifetime cases are
+# what the debug kernel is for).
 # lib.sh derives the object, kselftest and log paths from VARIANT
 export VARIANT=debug
 . "$(dirname "$0")/lib.sh"
@@ -20,4 +22,5 @@ if ! "$H/kernel.sh" || ! "$H/tools.sh"; then
 	exit 1
 fi
 CHECK_LABEL="debug kernel" KSELFTEST_ARGS="$args" \
-	DEVMEM_LONG_MIB=${DEVMEM_LONG_MIB:-128} "$H/run-kselftests.sh"
+	DEVMEM_LONG_MIB=${DEVMEM_LONG_MIB:-128} \
+	DEVMEM_TX_LONG_MIB=${DEVMEM_TX_LONG_MIB:-16} "$H/run-kselftests.sh"

@@ -58,14 +58,22 @@ wait_no_dmabufs()
 	return 1
 }
 
-# listen_peer <v4|v6>: socat in the namespace, writing to $TMP/recv
+# listen_peer <v4|v6> [sha256]: socat in the namespace, writing to
+# $TMP/recv, or with "sha256" only the sha256 of what it received to
+# $TMP/recv.sha256 (long streams); $SPID: the last process of the two
 listen_peer()
 {
-	local i
+	local i listen
 
+	listen="TCP$([ "$1" = v6 ] && echo 6)-LISTEN:$PORT,reuseaddr"
 	: > "$TMP/recv"
-	ip netns exec "$NS" socat -u "TCP$([ "$1" = v6 ] && echo 6)-LISTEN:$PORT,reuseaddr" \
-		"OPEN:$TMP/recv,creat,trunc" 2> "$TMP/socat.err" &
+	if [ "${2:-}" = sha256 ]; then
+		ip netns exec "$NS" socat -u "$listen" STDOUT 2> "$TMP/socat.err" |
+			sha256sum > "$TMP/recv.sha256" &
+	else
+		ip netns exec "$NS" socat -u "$listen" "OPEN:$TMP/recv,creat,trunc" \
+			2> "$TMP/socat.err" &
+	fi
 	SPID=$!
 	for i in $(seq 100); do
 		ip netns exec "$NS" ss -Hltn "sport = :$PORT" | grep -q . && return 0
@@ -110,11 +118,38 @@ seq 1 20000 > "$TMP/lines"
 ktap_check "chunked: 3-byte iovecs (-z 3)" \
 	tx_case v4 192.0.2.2 "$TMP/lines" -z 3
 
-# streaming: 64 MiB through a 1 MiB dmabuf, each half reused once its
-# sends completed
-yes "$PATTERN" | head -c $((64 << 20)) > "$TMP/stream"
-ktap_check "64 MiB streamed through a 1 MiB dmabuf" \
-	tx_case v4 192.0.2.2 "$TMP/stream" --size $((1 << 20))
+# streaming: DEVMEM_TX_LONG_MIB (default 1024) of a pattern made on the
+# fly, through a 1 MiB dmabuf whose halves are reused once their sends
+# completed; the receiver and the sender side only keep a sha256
+LONG_MIB=${DEVMEM_TX_LONG_MIB:-1024}
+stream_case()
+{
+	local bytes=$((LONG_MIB << 20)) before after rc
+
+	listen_peer v4 sha256 || { echo "# socat did not listen"; return 1; }
+	before=$(tx_devmem_bytes)
+	yes "$PATTERN" | head -c $bytes | tee >(sha256sum > "$TMP/sent.sha256") |
+		./ncdevmem -f "$IF" -s 192.0.2.2 -p $PORT --size $((1 << 20)) \
+		> "$TMP/tx.out" 2> "$TMP/tx.err"
+	rc=$?
+	wait $SPID
+	after=$(tx_devmem_bytes)
+	sed 's/^/# /' "$TMP/tx.out" "$TMP/tx.err"
+	[ $rc = 0 ] || { echo "# ncdevmem exited $rc"; return 1; }
+	# tee's sha256sum may still be finishing
+	for i in $(seq 100); do
+		[ -s "$TMP/sent.sha256" ] && break
+		sleep 0.1
+	done
+	[ "$(cat "$TMP/sent.sha256")" = "$(cat "$TMP/recv.sha256")" ] ||
+		{ echo "# sha256 differs"; return 1; }
+	grep -q "^sent $bytes bytes from device memory in $((bytes >> 19)) sendmsg calls, 0 completions copied" \
+		"$TMP/tx.out" || return 1
+	[ $((after - before)) -ge "$bytes" ] ||
+		{ echo "# hdsim fetched $((after - before)) bytes from device memory"; return 1; }
+	wait_no_dmabufs
+}
+ktap_check "$LONG_MIB MiB streamed through a 1 MiB dmabuf, sha256" stream_case
 
 # device memory to device memory: ncdevmem TX into ncdevmem RX, one way
 # and back (hdsim ports both opt in)
@@ -140,7 +175,7 @@ d2d()
 		{ echo "# sha256 differs"; return 1; }
 	wait_no_dmabufs
 }
-head -c $((8 << 20)) "$TMP/stream" > "$TMP/stream8"
+yes "$PATTERN" | head -c $((8 << 20)) > "$TMP/stream8"
 ktap_check "device memory to device memory: host end to peer, 8 MiB" \
 	d2d "" "$IF" "ip netns exec $NS" "$PEER" 192.0.2.2
 ktap_check "device memory to device memory: peer to host end, 8 MiB" \
