@@ -12,9 +12,9 @@ rc=0
 CHECK_LABEL="kernel $LOCALVERSION" "$H/run-kselftests.sh" || rc=1
 runs=("$BUILD/logs/results")
 echo
-say "e1000e behind an emulated IOMMU: e1000e_rx.sh again, the dmabuf mapped to IOVAs"
+say "e1000e behind an emulated IOMMU: e1000e_rx.sh and e1000e_tx.sh again, the dmabufs mapped to IOVAs"
 VARIANT=iommu CHECK_LABEL="kernel $LOCALVERSION, e1000e behind an IOMMU" \
-	KSELFTEST_ARGS="-t drivers/net/devmem:e1000e_rx.sh" \
+	DEVMEM_TX_LONG_MIB=64 KSELFTEST_ARGS="-t drivers/net/devmem:e1000e_rx.sh -t drivers/net/devmem:e1000e_tx.sh" \
 	"$H/run-kselftests.sh" || rc=1
 runs+=("$BUILD/logs-iommu/results")
 echo

@@ -224,12 +224,45 @@ if [ "$NIC" = large ]; then
 	echo "BENCH DONE"
 	exit 0
 fi
+# tx <devmem|zerocopy|copy> <rep>: the VM's host end sends TX_MIB to a
+# socat in NS that throws it away; the sender's figures (thread CPU
+# time, calls, completion notifications, copied completions) from
+# ncdevmem --tx-bench, the same 64 MiB buffer sent over and over
+tx()
+{
+	local mode=$1 rep=$2 port=$((6100 + RANDOM % 800)) spid i out
+
+	ip netns exec $NS taskset -c 0 socat -u TCP-LISTEN:$port,reuseaddr \
+		OPEN:/dev/null 2> /tmp/tx-socat.err &
+	spid=$!
+	for i in $(seq 100); do
+		ip netns exec $NS ss -Hltn "sport = :$port" | grep -q . && break
+		sleep 0.1
+	done
+	out=$(taskset -c 1 timeout 300 "$BIN" -s 192.0.2.2 -p $port -f "$IF" \
+		--tx-bench $mode --bytes $((TX_MIB << 20))) ||
+		{ echo "tx-bench $mode run $rep failed: $out"; kill $spid; return 1; }
+	wait $spid
+	echo "$out" | sed -n 's/^tx-bench \([a-z]*\): bytes \([0-9]*\) time \([0-9.]*\) s sender cpu \([0-9.]*\) s calls \([0-9]*\) notifications \([0-9]*\) copied \([0-9]*\)$/\1,'"$rep"',\2,\3,\4,\5,\6,\7/p' >> "$TXCSV"
+}
+
 if [ "$NIC" = e1000e ]; then
 	for mtu in 1500 9000; do
 		ip link set "$IF" mtu $mtu && ip -n $NS link set "$PEER" mtu $mtu || exit 1
 		for rep in 1 2 3 4 5; do
 			rx devmem 65536 $rep 1024 || exit 1
 			rx copy 65536 $rep 0 || exit 1
+		done
+	done
+	# send: the host end's TSO on (the model cuts its frames; the
+	# receiver here is a plain socket, which reassembles them)
+	ip link set "$IF" mtu 1500 && ip -n $NS link set "$PEER" mtu 1500 || exit 1
+	TXCSV=${CSV%/*}/tx-e1000e.csv
+	TX_MIB=256
+	echo "mode,rep,bytes,time_s,cpu_s,calls,notifications,copied" > "$TXCSV"
+	for rep in 1 2 3 4 5; do
+		for mode in devmem zerocopy copy; do
+			tx $mode $rep || exit 1
 		done
 	done
 	echo "BENCH DONE"

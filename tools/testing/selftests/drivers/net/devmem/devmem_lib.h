@@ -238,10 +238,12 @@ static inline void debugfs_mount(void)
 /*
  * Read MSG_ZEROCOPY completions from @fd's error queue until *@done (send
  * calls completed so far) reaches @want; *@copied counts the completions
- * the kernel had to copy. 0, -ETIMEDOUT after 10 s without one, -errno.
+ * the kernel had to copy, *@notes (if not NULL) the notifications read,
+ * each covering a range of calls. 0, -ETIMEDOUT after 10 s without one,
+ * -errno.
  */
 static inline int zerocopy_reap(int fd, uint64_t want, uint64_t *done,
-				uint64_t *copied)
+				uint64_t *copied, uint64_t *notes)
 {
 	char control[128];
 
@@ -274,6 +276,8 @@ static inline int zerocopy_reap(int fd, uint64_t want, uint64_t *done,
 				return -EPROTO;
 			n = ee->ee_data - ee->ee_info + 1;
 			*done += n;
+			if (notes)
+				(*notes)++;
 			if (ee->ee_code & SO_EE_CODE_ZEROCOPY_COPIED)
 				*copied += n;
 		}

@@ -85,6 +85,8 @@ static int num_queues = -1;
 static size_t dmabuf_size = 64 << 20;
 static uint32_t rx_page_size;	/* -b; 0: the kernel's default */
 static size_t tx_chunk;		/* -z: bytes per iovec on TX; 0: whole */
+static const char *tx_bench;	/* --tx-bench devmem|zerocopy|copy */
+static uint64_t tx_bytes = 1ULL << 30;	/* --bytes: what --tx-bench sends */
 static bool fail_on_linear;	/* -L */
 static bool parallel;		/* --parallel: connections at once */
 static bool use_uring;		/* --uring: multishot IORING_OP_RECVMSG */
@@ -1341,6 +1343,9 @@ static int do_client(void)
 			strerror(errno));
 		return 1;
 	}
+	if (tx_bench)
+		return devmem_send_bench(fd, ifname, memory, dmabuf_size,
+					 tx_bytes, tx_bench);
 	/* from device memory: the route's device is bound for TX */
 	if (ifname)
 		return devmem_send(fd, ifname, memory, dmabuf_size, tx_chunk);
@@ -1380,8 +1385,10 @@ static void help(const char *prog)
 		"       [--read-size BYTES] [--dontneed-batch FRAGS]\n"
 		"       %s -f IF -s ADDR [-p PORT] [-c CLIENT] [-z CHUNK] [--size BYTES]\n"
 		"          [--memory udmabuf|heap|p2p] < data (devmem TX client)\n"
+		"       %s -s ADDR [-p PORT] --tx-bench devmem|zerocopy|copy [-f IF]\n"
+		"          [--bytes N] [--size BYTES] (the sender of make bench)\n"
 		"       %s -s ADDR [-p PORT] < data (plain TCP client)\n",
-		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -1404,6 +1411,8 @@ static const struct option longopts[] = {
 	{ "uring", no_argument, NULL, 'I' },
 	{ "pair", required_argument, NULL, 'X' },
 	{ "owner", required_argument, NULL, 'O' },
+	{ "tx-bench", required_argument, NULL, 'T' },
+	{ "bytes", required_argument, NULL, 'Y' },
 	{}
 };
 
@@ -1446,6 +1455,13 @@ static bool parse_value(int opt, const char *arg)
 	case 'Z':
 		dmabuf_size = strtoull(arg, NULL, 0);
 		break;
+	case 'T':
+		tx_bench = arg;
+		return !strcmp(arg, "devmem") || !strcmp(arg, "zerocopy") ||
+		       !strcmp(arg, "copy");
+	case 'Y':
+		tx_bytes = strtoull(arg, NULL, 0);
+		return tx_bytes > 0;
 	case 'M':
 		memory = arg;
 		break;
@@ -1549,6 +1565,9 @@ static enum mode parse_args(int argc, char **argv)
 		help(argv[0]);
 	if (listen_mode)
 		return copy_mode ? COPY_SERVER : SERVER;
+	/* the devmem sender binds the route's device */
+	if (tx_bench && !strcmp(tx_bench, "devmem") && !ifname)
+		help(argv[0]);
 	if (server_ip)
 		return CLIENT;
 	if (!ifname || client_ip || tx_chunk)

@@ -70,6 +70,13 @@ int gpu_load(const char *kind, const char *lib, const struct gpu_sym *syms);
  */
 int devmem_send(int fd, const char *ifname, const char *memory,
 		size_t size, size_t chunk);
+/* --tx-bench: send @total bytes, the same @size bytes over and over,
+ * "devmem" (from a TX binding on @ifname), "zerocopy" (MSG_ZEROCOPY from
+ * host memory) or "copy" (send()); prints the sender's figures once the
+ * peer acknowledged everything. The exit status.
+ */
+int devmem_send_bench(int fd, const char *ifname, const char *memory,
+		      size_t size, uint64_t total, const char *how);
 /* Names of the providers, for the usage text. */
 const char *mem_providers(void);
 

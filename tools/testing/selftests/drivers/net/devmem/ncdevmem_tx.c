@@ -20,6 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 
 #include "devmem_lib.h"
 #include "devmem_nl.h"
@@ -33,13 +37,15 @@ struct tx_ring {
 	uint64_t calls;		/* sendmsg() calls made */
 	uint64_t completed;	/* calls the kernel completed */
 	uint64_t copied;	/* completions the kernel had to copy */
+	uint64_t notes;		/* error queue notifications read */
 	uint64_t half_calls[2];	/* calls needed to free each half */
 };
 
 /* Block until at least @want sends are completed. */
 static int tx_reap(struct tx_ring *r, uint64_t want)
 {
-	return zerocopy_reap(r->fd, want, &r->completed, &r->copied);
+	return zerocopy_reap(r->fd, want, &r->completed, &r->copied,
+			     &r->notes);
 }
 
 /* Send [@off, @off + @len) of the dmabuf, in iovecs of at most @chunk. */
@@ -180,4 +186,150 @@ out_mem:
 		munmap(map, size);
 	mem_close(&mem);
 	return ret;
+}
+
+/* Sends in flight before the bench waits for completions (optmem). */
+#define BENCH_IN_FLIGHT		32
+#define BENCH_CALL		(1 << 20)
+
+static double now(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Until the peer acknowledged every byte sent on @fd (30 s at most). */
+static int wait_acked(int fd)
+{
+	int i, unacked;
+
+	for (i = 0; i < 30000; i++) {
+		if (ioctl(fd, SIOCOUTQ, &unacked))
+			return -errno;
+		if (!unacked)
+			return 0;
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* One MSG_ZEROCOPY send of [@p, @p + @len) of host memory. */
+static int host_zc_send(struct tx_ring *r, const uint8_t *p, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = send(r->fd, p, len, MSG_ZEROCOPY);
+		if (n < 0)
+			return -errno;
+		r->calls++;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int devmem_send_bench(int fd, const char *ifname, const char *memory,
+		      size_t size, uint64_t total, const char *how)
+{
+	bool devmem = !strcmp(how, "devmem");
+	bool zc = devmem || !strcmp(how, "zerocopy");
+	struct tx_ring r = { .fd = fd };
+	struct devmem_mem mem = {};
+	uint8_t *buf = MAP_FAILED;
+	double t0, c0, t, c;
+	uint64_t sent = 0;
+	bool nl_open = false;
+	struct devmem_nl nl;
+	int one = 1, err = 0;
+	ssize_t n;
+
+	if (!zc && strcmp(how, "copy"))
+		return 2;
+	size &= ~(size_t)(BENCH_CALL - 1);
+	if (!size)
+		return 2;
+	if (devmem) {
+		err = mem_open(&mem, memory, size, 0, 0);
+		if (err) {
+			fprintf(stderr, "%s: %s\n", memory, strerror(-err));
+			return err == -ENODEV ? KSFT_SKIP : 1;
+		}
+		if (mem.map)
+			buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, mem.fd, 0);
+	} else {
+		buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	}
+	if (buf == MAP_FAILED) {
+		fprintf(stderr, "no buffer of %zu bytes\n", size);
+		goto out_mem;
+	}
+	/* written once, as a producer would; never by the send loop */
+	memset(buf, 'x', size);
+	if (devmem) {
+		if (devmem_nl_open(&nl))
+			goto out_mem;
+		nl_open = true;
+		err = devmem_bind_tx(&nl, if_nametoindex(ifname), mem.fd,
+				     &r.id);
+		if (err) {
+			fprintf(stderr, "bind-tx %s: %s (%s)\n", ifname,
+				strerror(-err), nl.extack);
+			goto out_nl;
+		}
+	}
+	if (zc && setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one))) {
+		err = -errno;
+		goto out_nl;
+	}
+
+	t0 = now(CLOCK_MONOTONIC);
+	c0 = now(CLOCK_THREAD_CPUTIME_ID);
+	while (!err && sent < total) {
+		uint64_t off = sent % size;
+
+		if (zc && r.calls >= BENCH_IN_FLIGHT)
+			err = tx_reap(&r, r.calls - BENCH_IN_FLIGHT);
+		if (err)
+			break;
+		if (devmem) {
+			err = tx_send(&r, off, BENCH_CALL, BENCH_CALL);
+		} else if (zc) {
+			err = host_zc_send(&r, buf + off, BENCH_CALL);
+		} else {
+			n = send(fd, buf + off, BENCH_CALL, 0);
+			err = n == BENCH_CALL ? 0 : n < 0 ? -errno : -EIO;
+			r.calls++;
+		}
+		sent += BENCH_CALL;
+	}
+	if (!err && zc)
+		err = tx_reap(&r, r.calls);
+	if (!err)
+		err = wait_acked(fd);
+	c = now(CLOCK_THREAD_CPUTIME_ID) - c0;
+	t = now(CLOCK_MONOTONIC) - t0;
+	if (err) {
+		fprintf(stderr, "tx-bench %s: %s\n", how, strerror(-err));
+		goto out_nl;
+	}
+	shutdown(fd, SHUT_WR);
+	printf("tx-bench %s: bytes %llu time %.3f s sender cpu %.3f s ",
+	       how, (unsigned long long)sent, t, c);
+	printf("calls %llu notifications %llu copied %llu\n",
+	       (unsigned long long)r.calls, (unsigned long long)r.notes,
+	       (unsigned long long)r.copied);
+out_nl:
+	if (nl_open)
+		devmem_nl_close(&nl);
+out_mem:
+	if (buf != MAP_FAILED)
+		munmap(buf, size);
+	if (devmem)
+		mem_close(&mem);
+	return err ? 1 : 0;
 }

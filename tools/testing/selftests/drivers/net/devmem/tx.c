@@ -184,7 +184,7 @@ static int reap(int fd, unsigned int calls)
 {
 	uint64_t done = 0, copied = 0;
 
-	return zerocopy_reap(fd, calls, &done, &copied) ? -1 : (int)copied;
+	return zerocopy_reap(fd, calls, &done, &copied, NULL) ? -1 : (int)copied;
 }
 
 #define IOV(off, len)	{ .iov_base = (void *)(uintptr_t)(off), .iov_len = (len) }
