@@ -175,15 +175,15 @@ gib = lambda r: int(r['bytes']) / 2**30
 print()
 print("send on e1000e (the device model fetches the payload by DMA): 256 MiB from one 64 MiB buffer, MTU 1500,")
 print("TSO on, 1 MiB per call, sender pinned to CPU 1 and a socat receiver to CPU 0; sender thread CPU s per GiB,")
-print("goodput to the last ACK, calls and completion notifications per GiB, payload bytes the CPU copied")
+print("goodput to the last ACK, calls, completion notifications and payload bytes the CPU copied, per GiB")
 print("(copy: every byte; zero-copy: the bytes of completions the kernel reported as copied); medians of 5")
-print(f"{'source':>22} {'cpu/GiB':>8} {'vs copy':>8} {'MB/s':>7} {'calls/GiB':>10} {'compl/GiB':>10} {'CPU-copied':>11}")
+print(f"{'source':>22} {'cpu/GiB':>8} {'vs copy':>8} {'MB/s':>7} {'calls/GiB':>10} {'compl/GiB':>10} {'copied/GiB':>11}")
 names = {'devmem': 'device memory (devmem)', 'zerocopy': 'host, MSG_ZEROCOPY', 'copy': 'host, send()'}
 m = lambda rs, f: statistics.median(f(r) for r in rs)
 cpu = {k: m([r for r in rows if r['mode'] == k], lambda r: float(r['cpu_s']) / gib(r)) for k in names}
 for k, name in names.items():
     rs = [r for r in rows if r['mode'] == k]
-    copied = m(rs, lambda r: int(r['bytes']) if k == 'copy' else int(r['copied']) << 20)
+    copied = m(rs, lambda r: (int(r['bytes']) if k == 'copy' else int(r['copied']) << 20) / gib(r))
     print(f"{name:>22} {cpu[k]:>8.2f} {cpu[k] / cpu['copy']:>8.2f} "
           f"{m(rs, lambda r: int(r['bytes']) / 1e6 / float(r['time_s'])):>7.1f} "
           f"{m(rs, lambda r: int(r['calls']) / gib(r)):>10.0f} "

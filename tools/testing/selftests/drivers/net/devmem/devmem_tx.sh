@@ -22,7 +22,7 @@ PATTERN=$(printf '\001\002\003\004\005\006')
 TMP=$(mktemp -d)
 trap 'hdsim_cleanup; rm -rf "$TMP"' EXIT
 
-PLAN=8
+PLAN=10
 ktap_plan $PLAN
 if [ ! -d /sys/bus/hdsim ] || [ ! -e /dev/udmabuf ]; then
 	for i in $(seq $PLAN); do ktap_skip "devmem tx $i" "no hdsim or udmabuf"; done
@@ -69,6 +69,50 @@ ktap_check "device memory to device memory: host end to peer, 8 MiB" \
 	d2d "" "$IF" "ip netns exec $NS" "$PEER" 192.0.2.2
 ktap_check "device memory to device memory: peer to host end, 8 MiB" \
 	d2d "ip netns exec $NS" "$PEER" "" "$IF" 192.0.2.1
+
+# tc on the sending port: device memory may leave only through the
+# binding's device. A mirror's copy of each segment reaches a veth,
+# whose validate_xmit_skb() drops it (tx_dropped) while the original
+# goes out; a redirect for a second drops the segments it takes, and TCP
+# resends them once it is gone. The stream arrives intact either way.
+veth_dropped()
+{
+	cat /sys/class/net/txm0/statistics/tx_dropped
+}
+
+tc_case()
+{
+	local action=$1 before pid rc=0
+
+	ip link add txm0 type veth peer name txm1 &&
+	ip link set txm0 up && ip link set txm1 up &&
+	tc qdisc add dev "$IF" clsact || return 1
+	before=$(veth_dropped)
+	if [ "$action" = mirror ]; then
+		tc filter add dev "$IF" egress matchall \
+			action mirred egress mirror dev txm0 &&
+		tx_case v4 192.0.2.2 "$TMP/random" || rc=1
+	else
+		tx_case v4 192.0.2.2 "$TMP/stream32" &
+		pid=$!
+		sleep 0.5
+		tc filter add dev "$IF" egress matchall \
+			action mirred egress redirect dev txm0
+		sleep 1
+		tc filter del dev "$IF" egress
+		wait $pid || rc=1
+	fi
+	echo "# $(($(veth_dropped) - before)) device-memory skbs dropped at the veth"
+	[ $(($(veth_dropped) - before)) -gt 0 ] || rc=1
+	tc qdisc del dev "$IF" clsact
+	ip link del txm0
+	return $rc
+}
+yes "$PATTERN" | head -c $((32 << 20)) > "$TMP/stream32"
+ktap_check "tc mirror to a veth: its copies dropped and counted, the stream intact" \
+	tc_case mirror
+ktap_check "tc redirect to a veth for 1 s mid-stream: dropped, resent, intact" \
+	tc_case redirect
 
 ktap_check "SIGKILL mid-send: binding and dmabuf released" in_flight kill 192.0.2.2
 ktap_check "device deleted mid-send: binding and dmabuf released" \
