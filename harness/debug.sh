@@ -6,7 +6,8 @@
 #   debug.sh all	the whole suite (make check-debug)
 # The 1 GiB streams are cut there: receive to DEVMEM_LONG_MIB (default
 # 128), send to DEVMEM_TX_LONG_MIB (default 16; its lifetime cases are
-# what the debug kernel is for).
+# what the debug kernel is for); the fuzzer sends FUZZ_NL_MSGS (default
+# 50,000 there, 100,000 on the plain kernel) netlink messages.
 # lib.sh derives the object, kselftest and log paths from VARIANT
 export VARIANT=debug
 . "$(dirname "$0")/lib.sh"
@@ -23,4 +24,5 @@ if ! "$H/kernel.sh" || ! "$H/tools.sh"; then
 fi
 CHECK_LABEL="debug kernel" KSELFTEST_ARGS="$args" \
 	DEVMEM_LONG_MIB=${DEVMEM_LONG_MIB:-128} \
-	DEVMEM_TX_LONG_MIB=${DEVMEM_TX_LONG_MIB:-16} "$H/run-kselftests.sh"
+	DEVMEM_TX_LONG_MIB=${DEVMEM_TX_LONG_MIB:-16} \
+	FUZZ_NL_MSGS=${FUZZ_NL_MSGS:-50000} "$H/run-kselftests.sh"

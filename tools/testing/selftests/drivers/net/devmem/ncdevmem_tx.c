@@ -190,7 +190,7 @@ out_mem:
 
 /* Sends in flight before the bench waits for completions (optmem). */
 #define BENCH_IN_FLIGHT		32
-#define BENCH_CALL		(1 << 20)
+#define BENCH_CALL		(1024 * 1024)
 
 static double now(clockid_t clock)
 {

@@ -56,13 +56,16 @@ listen_peer()
 tx_checked()
 {
 	local bytes=$1 before=$2 calls=${3:-[0-9]*} after
+	local none="0 completions copied"
 
 	sed 's/^/# /' "$TMP/tx.out" "$TMP/tx.err"
-	grep -q "^sent $bytes bytes from device memory in $calls sendmsg calls, 0 completions copied" \
+	grep -q "^sent $bytes bytes from device memory in $calls sendmsg calls, $none" \
 		"$TMP/tx.out" || return 1
 	after=$(tx_fetched)
-	[ -z "$after" ] || [ $((after - before)) -ge "$bytes" ] ||
-		{ echo "# the device fetched $((after - before)) bytes from device memory"; return 1; }
+	[ -z "$after" ] || [ $((after - before)) -ge "$bytes" ] || {
+		echo "# the device fetched $((after - before)) bytes from device memory"
+		return 1
+	}
 	wait_no_dmabufs
 }
 
