@@ -86,7 +86,7 @@ static long wait_dmabuf_refs(int fd, long want)
 	return n;
 }
 
-/* An e1000e port of this VM, if any: a PCI NIC that has not opted in. */
+/* An e1000e port of this VM, if any: a PCI NIC that opted in to TX. */
 static int e1000e_ifindex(void)
 {
 	char path[128], drv[64];
@@ -206,17 +206,20 @@ TEST_F(bind_tx, rejects_driver_without_netmem_tx)
 	EXPECT_EQ(1, dmabuf_refs(self->dmabuf));
 }
 
-TEST_F(bind_tx, rejects_e1000e)
+TEST_F(bind_tx, binds_e1000e)
 {
 	int ifindex = e1000e_ifindex();
+	uint32_t id = 0;
 
 	if (!ifindex)
 		SKIP(return, "no e1000e port in this machine");
-	/* a PCI NIC that DMAs, but has not opted in to netmem TX */
-	EXPECT_EQ(-EOPNOTSUPP, devmem_bind_tx(&self->nl, ifindex,
-					      self->dmabuf, NULL));
-	EXPECT_STREQ(NO_NETMEM_TX, self->nl.extack);
-	EXPECT_EQ(1, dmabuf_refs(self->dmabuf));
+	/* a PCI NIC that opted in: mapped for its device, freed at close */
+	ASSERT_EQ(0, devmem_bind_tx(&self->nl, ifindex, self->dmabuf, &id));
+	EXPECT_NE(0, id);
+	EXPECT_EQ(2, dmabuf_refs(self->dmabuf));
+	devmem_nl_close(&self->nl);
+	EXPECT_EQ(1, wait_dmabuf_refs(self->dmabuf, 1));
+	ASSERT_EQ(0, devmem_nl_open(&self->nl));
 }
 
 TEST_F(bind_tx, rejects_missing_attributes)

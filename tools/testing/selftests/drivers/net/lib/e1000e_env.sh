@@ -54,11 +54,21 @@ e1000e_sender_tso()
 
 e1000e_pair()
 {
-	local ports
+	local ports i
 
 	E1000E_NS=$1
 	[ -e /run/netns/"$E1000E_NS" ] && ip netns del "$E1000E_NS" && sleep 1
 	ports=${E1000E_PORTS:-$(e1000e_ports)}
+	# the ports of a namespace deleted just before (the previous test's)
+	# come back to this one asynchronously: wait for every bound port
+	for i in $(seq 100); do
+		[ -n "${E1000E_PORTS:-}" ] && break
+		[ "$(echo $ports | wc -w)" -ge \
+		  "$(ls -d /sys/bus/pci/drivers/e1000e/0000:* 2>/dev/null | wc -l)" ] &&
+			break
+		sleep 0.1
+		ports=$(e1000e_ports)
+	done
 	set -- $ports "$@"
 	if [ $# -lt 5 ]; then
 		E1000E_WHY="the VM has no two e1000e ports (QEMU without e1000e, or VM_E1000E=0)"
