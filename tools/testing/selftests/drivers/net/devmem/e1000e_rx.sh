@@ -379,6 +379,9 @@ hot_remove_case()
 	bdf=$(e1000e_bdf "$IF")
 	orphan_retries=$(cat /proc/sys/net/ipv4/tcp_orphan_retries)
 	echo 1 > /proc/sys/net/ipv4/tcp_orphan_retries
+	# and the sender's, whose socket keeps the namespace (and the peer
+	# port in it) until it is gone
+	ip netns exec "$NS" sysctl -qw net.ipv4.tcp_orphan_retries=1
 	./ncdevmem -l -f "$IF" -s 198.51.100.1 -p $PORT -v 7 \
 		> "$TMP/rm.out" 2> "$TMP/rm.log" &
 	pid=$!

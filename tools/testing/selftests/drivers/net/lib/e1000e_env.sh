@@ -60,13 +60,14 @@ e1000e_pair()
 	[ -e /run/netns/"$E1000E_NS" ] && ip netns del "$E1000E_NS" && sleep 1
 	ports=${E1000E_PORTS:-$(e1000e_ports)}
 	# the ports of a namespace deleted just before (the previous test's)
-	# come back to this one asynchronously: wait for every bound port
-	for i in $(seq 100); do
+	# come back to this one once its last socket is gone: wait for every
+	# bound port (e1000e_cleanup makes that seconds)
+	for i in $(seq 120); do
 		[ -n "${E1000E_PORTS:-}" ] && break
 		[ "$(echo $ports | wc -w)" -ge \
 		  "$(ls -d /sys/bus/pci/drivers/e1000e/0000:* 2>/dev/null | wc -l)" ] &&
 			break
-		sleep 0.1
+		sleep 0.5
 		ports=$(e1000e_ports)
 	done
 	set -- $ports "$@"
@@ -116,8 +117,13 @@ e1000e_wait_link()
 
 e1000e_cleanup()
 {
-	[ -n "$E1000E_NS" ] && [ -e /run/netns/"$E1000E_NS" ] &&
+	# An orphaned socket with data in flight (a sender killed mid-stream)
+	# keeps its namespace, and the port in it, for minutes of
+	# retransmits: one orphan retry there ends it in seconds.
+	if [ -n "$E1000E_NS" ] && [ -e /run/netns/"$E1000E_NS" ]; then
+		ip netns exec "$E1000E_NS" sysctl -qw net.ipv4.tcp_orphan_retries=1
 		ip netns del "$E1000E_NS"
+	fi
 	[ -n "${IF:-}" ] && [ -e /sys/class/net/"$IF" ] && ip addr flush dev "$IF"
 	return 0
 }
