@@ -239,8 +239,9 @@ static inline void debugfs_mount(void)
  * Read MSG_ZEROCOPY completions from @fd's error queue until *@done (send
  * calls completed so far) reaches @want; *@copied counts the completions
  * the kernel had to copy, *@notes (if not NULL) the notifications read,
- * each covering a range of calls. 0, -ETIMEDOUT after 10 s without one,
- * -errno.
+ * each covering a range of calls. 0, -ETIMEDOUT after 60 s without one
+ * (a notification comes when the peer acknowledged a whole call: slow on
+ * the debug kernel under TCG), -errno.
  */
 static inline int zerocopy_reap(int fd, uint64_t want, uint64_t *done,
 				uint64_t *copied, uint64_t *notes)
@@ -261,7 +262,7 @@ static inline int zerocopy_reap(int fd, uint64_t want, uint64_t *done,
 			if (errno != EAGAIN && errno != EWOULDBLOCK)
 				return -errno;
 			/* POLLERR: the error queue has something */
-			if (poll(&pfd, 1, 10000) <= 0)
+			if (poll(&pfd, 1, 60000) <= 0)
 				return -ETIMEDOUT;
 			continue;
 		}

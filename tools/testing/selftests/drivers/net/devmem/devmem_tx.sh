@@ -82,7 +82,9 @@ veth_dropped()
 
 tc_case()
 {
-	local action=$1 before pid rc=0
+	local action=$1 before pid rc=0 i fetched
+
+	fetched=$(tx_fetched)
 
 	ip link add txm0 type veth peer name txm1 &&
 	ip link set txm0 up && ip link set txm1 up &&
@@ -93,9 +95,13 @@ tc_case()
 			action mirred egress mirror dev txm0 &&
 		tx_case v4 192.0.2.2 "$TMP/random" || rc=1
 	else
-		tx_case v4 192.0.2.2 "$TMP/stream32" &
+		tx_case v4 192.0.2.2 "$TMP/redirect" &
 		pid=$!
-		sleep 0.5
+		# once hdsim fetches the first payload from device memory
+		for i in $(seq 300); do
+			[ "$(tx_fetched)" -gt "$fetched" ] && break
+			sleep 0.1
+		done
 		tc filter add dev "$IF" egress matchall \
 			action mirred egress redirect dev txm0
 		sleep 1
@@ -108,7 +114,8 @@ tc_case()
 	ip link del txm0
 	return $rc
 }
-yes "$PATTERN" | head -c $((32 << 20)) > "$TMP/stream32"
+# the redirect hits a stream of up to 64 MiB (16 on the debug kernel)
+yes "$PATTERN" | head -c $(((LONG_MIB < 64 ? LONG_MIB : 64) << 20)) > "$TMP/redirect"
 ktap_check "tc mirror to a veth: its copies dropped and counted, the stream intact" \
 	tc_case mirror
 ktap_check "tc redirect to a veth for 1 s mid-stream: dropped, resent, intact" \
