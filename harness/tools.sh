@@ -19,6 +19,12 @@ if ! make -C "$SRC/tools/testing/selftests" O="$OBJ" TARGETS="$TARGETS" \
 	grep -E 'error|Error' "$LOGS/kselftest-build.log" | head -n 40 >&2
 	die "kselftest build failed (log: $LOGS/kselftest-build.log)"
 fi
+# "install" goes on past a target whose build failed and leaves it out
+for t in $TARGETS; do
+	[ -d "$KST/$t" ] && continue
+	grep -E 'error|Error' "$LOGS/kselftest-build.log" | head -n 40 >&2
+	die "kselftest target $t did not build (log: $LOGS/kselftest-build.log)"
+done
 grep -E 'warning:' "$LOGS/kselftest-build.log" | head -n 20 || true
 
 # The sample, with its own Makefile, as a user builds it (the kselftests
