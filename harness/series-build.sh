@@ -8,6 +8,7 @@
 # the first that does not.
 #
 # Usage: series-build.sh <file of "patch commit" lines, in series order>
+# SERIES_FROM=N starts at patch N (the earlier prefixes built before).
 . "$(dirname "$0")/lib.sh"
 
 LIST=$1
@@ -28,8 +29,10 @@ KMAKE=(make -C "$WT" O="$SOBJ" LOCALVERSION=-devmem-series
        KBUILD_BUILD_HOST=qemu)
 
 n=0
+from=${SERIES_FROM:-1}
 while read -r patch commit; do
 	n=$((n + 1))
+	[ "$n" -ge "$from" ] || continue
 	git -C "$WT" checkout -q --detach "$commit"
 	# Options a patch adds (NET_DEVMEM, HDSIM...) get the fragment's
 	# value from the commit that adds them on.
@@ -47,4 +50,8 @@ while read -r patch commit; do
 	fi
 	printf '%2d %s builds (%d s)\n' "$n" "$patch" $(($(date +%s) - start))
 done < "$LIST"
-say "series: all $n prefixes build"
+if [ "$from" -gt 1 ]; then
+	say "series: prefixes $from to $n build (1 to $((from - 1)) not rebuilt: SERIES_FROM)"
+else
+	say "series: all $n prefixes build"
+fi
