@@ -261,6 +261,12 @@ int main(int argc, char **argv)
 	while (!atomic_load(&stop) && count--) {
 		sleep(interval);
 		t1 = now();
+		/*
+		 * A signal right after a tick leaves an interval too short
+		 * for rates: its events go to the summary only.
+		 */
+		if (atomic_load(&stop) && t1 - t0 < 0.5)
+			break;
 		if (!quiet)
 			printf("--- %.1f s\n", t1 - start);
 		walk_pools(bpf_map__fd(skel->maps.pools), !quiet, t1 - t0, false);
