@@ -13,17 +13,19 @@ TARGETS=$(cat "$REPO/harness/data/kselftest-targets" | grep -v '^#' | xargs)
 say "tools: building kselftests ($TARGETS)"
 rm -rf "$KST"
 mkdir -p "$LOGS"
-if ! make -C "$SRC/tools/testing/selftests" O="$OBJ" TARGETS="$TARGETS" \
-	KHDR_INCLUDES="-isystem $HDR/include" KSFT_INSTALL_PATH="$KST" \
-	install > "$LOGS/kselftest-build.log" 2>&1; then
+# build_failed <what>: the log's errors, then die
+build_failed()
+{
 	grep -E 'error|Error' "$LOGS/kselftest-build.log" | head -n 40 >&2
-	die "kselftest build failed (log: $LOGS/kselftest-build.log)"
-fi
+	die "$1 (log: $LOGS/kselftest-build.log)"
+}
+make -C "$SRC/tools/testing/selftests" O="$OBJ" TARGETS="$TARGETS" \
+	KHDR_INCLUDES="-isystem $HDR/include" KSFT_INSTALL_PATH="$KST" \
+	install > "$LOGS/kselftest-build.log" 2>&1 ||
+	build_failed "kselftest build failed"
 # "install" goes on past a target whose build failed and leaves it out
 for t in $TARGETS; do
-	[ -d "$KST/$t" ] && continue
-	grep -E 'error|Error' "$LOGS/kselftest-build.log" | head -n 40 >&2
-	die "kselftest target $t did not build (log: $LOGS/kselftest-build.log)"
+	[ -d "$KST/$t" ] || build_failed "kselftest target $t did not build"
 done
 grep -E 'warning:' "$LOGS/kselftest-build.log" | head -n 20 || true
 
