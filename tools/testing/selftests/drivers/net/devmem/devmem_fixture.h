@@ -24,6 +24,16 @@
 
 #include "devmem_nl.h"
 
+/*
+ * A test on this fixture gets an hdsim pair, a namespace and a binding:
+ * up to 13 s on the debug kernel under TCG, too close to the harness's
+ * 30 s default. Tests that need more say so with TEST_F_TIMEOUT.
+ */
+#ifdef TEST_TIMEOUT_DEFAULT
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT 60
+#endif
+
 struct devmem_env_cfg {
 	const char *name;	/* namespaces are "<name>-<dev_id>[-*]" */
 	unsigned int dev_id;	/* this program's hdsim device */

@@ -544,7 +544,7 @@ TEST(udp_ignores_msg_sock_devmem)
  * the NIC drops and counts, TCP retransmits, and the stream completes
  * once the tokens come back.
  */
-TEST_F_TIMEOUT(recv, exhausted_dmabuf_drops_then_recovers, 180)
+TEST_F_TIMEOUT(recv, exhausted_dmabuf_drops_then_recovers, 360)
 {
 	size_t bytes = 24 << 20, got = 0, held = 0;
 	static struct rx_result r;
