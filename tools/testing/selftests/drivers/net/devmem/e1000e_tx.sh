@@ -71,6 +71,7 @@ d2d_e1000e()
 	ethtool -K "$IF" tso off > /dev/null
 	./ncdevmem -f "$IF" --hds on > /dev/null &&
 	ip netns exec "$NS" ./ncdevmem -f "$PEER" --hds on > /dev/null &&
+	e1000e_wait_link &&
 	d2d "" "$IF" "ip netns exec $NS" "$PEER" 203.0.113.2 &&
 	d2d "ip netns exec $NS" "$PEER" "" "$IF" 203.0.113.1
 }

@@ -114,23 +114,31 @@ stream_case()
 }
 
 # d2d <from netns cmd> <from if> <to netns cmd> <to if> <server addr>:
-# ncdevmem TX into ncdevmem RX, 8 MiB of "$TMP/stream8"
+# ncdevmem TX into ncdevmem RX, 8 MiB of "$TMP/stream8". Each end gets
+# 300 s (an 8 MiB case takes seconds): a sender that failed must not
+# leave the script waiting on a receiver that no connection will reach.
 d2d()
 {
 	local from_ns=$1 from_if=$2 to_ns=$3 to_if=$4 addr=$5 rpid rc
 
 	: > "$TMP/rx.log"
-	$to_ns ./ncdevmem -l -f "$to_if" -s "$addr" -p $PORT -v 7 --sha256 \
-		> "$TMP/rx.out" 2> "$TMP/rx.log" &
+	$to_ns timeout 300 ./ncdevmem -l -f "$to_if" -s "$addr" -p $PORT -v 7 \
+		--sha256 > "$TMP/rx.out" 2> "$TMP/rx.log" &
 	rpid=$!
 	wait_line "$TMP/rx.log" "^listening" ||
 		{ echo "# no listener: $(cat "$TMP/rx.log")"; return 1; }
-	$from_ns ./ncdevmem -f "$from_if" -s "$addr" -p $PORT \
+	$from_ns timeout 300 ./ncdevmem -f "$from_if" -s "$addr" -p $PORT \
 		< "$TMP/stream8" > "$TMP/tx.out" 2> "$TMP/tx.err"
 	rc=$?
-	wait $rpid || { sed 's/^/# /' "$TMP/rx.out" "$TMP/rx.log"; return 1; }
+	[ $rc = 0 ] || kill $rpid 2>/dev/null
+	if ! wait $rpid || [ $rc != 0 ]; then
+		echo "# sender exited $rc"
+		sed 's/^/# /' "$TMP/tx.out" "$TMP/tx.err" "$TMP/rx.out" "$TMP/rx.log"
+		$from_ns ss -tni | sed 's/^/# sender: /'
+		$to_ns ss -tni | sed 's/^/# receiver: /'
+		return 1
+	fi
 	sed 's/^/# /' "$TMP/tx.out" "$TMP/tx.err"
-	[ $rc = 0 ] || return 1
 	grep -q "^received $((8 << 20)) bytes: $((8 << 20)) in device memory" "$TMP/rx.out" ||
 		{ sed 's/^/# /' "$TMP/rx.out"; return 1; }
 	grep -q "sha256 $(sha256sum < "$TMP/stream8" | cut -d' ' -f1)" "$TMP/rx.out" ||
