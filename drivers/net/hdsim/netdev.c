@@ -9,9 +9,12 @@
 #include <linux/etherdevice.h>
 #include <linux/highmem.h>
 #include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/seq_file.h>
 #include <linux/tcp.h>
 #include <net/flow_dissector.h>
+#include <net/ip6_checksum.h>
 #include <net/netdev_queues.h>
 #include <net/netdev_rx_queue.h>
 #include <net/page_pool.h>
@@ -128,6 +131,43 @@ static bool hdsim_split_hdrs(struct net_device *dev, const struct sk_buff *skb,
 	h->ipv6 = keys.basic.n_proto == htons(ETH_P_IPV6);
 	return h->len >= h->thoff + (int)sizeof(struct tcphdr) &&
 	       h->len <= HDSIM_HDR_MAX && skb->len > h->len;
+}
+
+/* A receiving NIC checks the TCP checksum of every segment it parses. A
+ * sender that left it to the device (CHECKSUM_PARTIAL) has not written it
+ * yet: it is right on the wire by construction. Any other frame (a raw
+ * socket, a packet generator, forwarded traffic) carries its own, checked
+ * here over the bytes received.
+ */
+static bool hdsim_tcp_csum_ok(const struct sk_buff *src,
+			      const struct hdsim_hdrs *h)
+{
+	int len;
+
+	/* sent from device memory without offload: nothing reads it */
+	if (!skb_frags_readable(src))
+		return false;
+
+	if (h->ipv6) {
+		const struct ipv6hdr *ip6 = (void *)(src->data + h->nhoff);
+
+		len = h->nhoff + sizeof(*ip6) + ntohs(ip6->payload_len) -
+		      h->thoff;
+		if (len <= 0 || h->thoff + len > src->len)
+			return false;
+		return !csum_ipv6_magic(&ip6->saddr, &ip6->daddr, len,
+					IPPROTO_TCP,
+					skb_checksum(src, h->thoff, len, 0));
+	} else {
+		const struct iphdr *ip = (void *)(src->data + h->nhoff);
+
+		len = h->nhoff + ntohs(ip->tot_len) - h->thoff;
+		if (len <= 0 || h->thoff + len > src->len)
+			return false;
+		return !csum_tcpudp_magic(ip->saddr, ip->daddr, len,
+					  IPPROTO_TCP,
+					  skb_checksum(src, h->thoff, len, 0));
+	}
 }
 
 /* Fault knobs: every Nth frame received on the port is hit. */
@@ -268,7 +308,7 @@ void hdsim_rx_deliver(struct hdsim_rq *rq, struct sk_buff *skb, bool csum_ok)
 static void hdsim_rx_one(struct hdsim_rq *rq, struct sk_buff *src)
 {
 	struct hdsim_port *port = rq->port;
-	bool csum_ok, split = false;
+	bool csum_ok, parsed, split;
 	struct hdsim_hdrs h = {};
 	struct sk_buff *skb;
 
@@ -287,8 +327,19 @@ static void hdsim_rx_one(struct hdsim_rq *rq, struct sk_buff *src)
 		goto out;
 	}
 
-	if (READ_ONCE(port->hds) && csum_ok)
-		split = hdsim_split_hdrs(port->netdev, src, &h);
+	/* A TCP segment with a checksum of its own is checked, then split
+	 * like any other; a bad one is dropped.
+	 */
+	parsed = hdsim_split_hdrs(port->netdev, src, &h);
+	if (parsed && !csum_ok) {
+		if (!hdsim_tcp_csum_ok(src, &h)) {
+			rq->stats.csum_err++;
+			goto out;
+		}
+		csum_ok = true;
+	}
+
+	split = parsed && READ_ONCE(port->hds);
 
 	/* Packing (rx-gro-hw): the frame may join the open aggregate. */
 	if (split && port->netdev->features & NETIF_F_GRO_HW) {

@@ -14,7 +14,9 @@
 
 #include <arpa/inet.h>
 #include <netinet/tcp.h>
+#include <sys/resource.h>
 #include <sys/sendfile.h>
+#include <sys/wait.h>
 
 #include "../../../kselftest_harness.h"
 #include "devmem_fixture.h"
@@ -293,6 +295,51 @@ TEST_F(tx, closing_the_netlink_socket_keeps_sends_in_flight)
 	EXPECT_EQ(-EINVAL, send_devmem(self->fd, self->id, 4, iov, 1,
 				       MSG_ZEROCOPY));
 	ASSERT_EQ(0, devmem_nl_open(&self->nl));
+}
+
+/*
+ * Nothing is pinned for a send from device memory, so nothing is charged
+ * to RLIMIT_MEMLOCK: a sender without CAP_IPC_LOCK and with 64 KiB of
+ * locked memory sends 1 MiB from the dmabuf in one call. The same send
+ * from host memory fails with ENOBUFS, which shows the limit applies.
+ * Before, the device memory send was charged too and failed the same way.
+ */
+TEST_F(tx, unprivileged_sender_is_not_charged_memlock)
+{
+	const struct rlimit rl = { 64 << 10, 64 << 10 };
+	struct iovec iov[] = { IOV(4096, 1 << 20) };
+	struct timeval tv = { .tv_sec = 10 };
+	static char host[1 << 20];
+	int status, checked;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		ssize_t n;
+
+		if (setrlimit(RLIMIT_MEMLOCK, &rl) ||
+		    setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(254);
+		if (send(self->fd, host, sizeof(host), MSG_ZEROCOPY) != -1 ||
+		    errno != ENOBUFS)
+			_exit(253);
+		n = send_devmem(self->fd, self->id, 4, iov, 1, MSG_ZEROCOPY);
+		_exit(n == (1 << 20) ? 0 : n < 0 ? -n : 252);
+	}
+	/* the peer reads while the child sends (1 MiB outgrows the send
+	 * buffer); it gives up after 10 s if nothing comes
+	 */
+	ASSERT_EQ(0, setsockopt(self->peer, SOL_SOCKET, SO_RCVTIMEO, &tv,
+				sizeof(tv)));
+	checked = peer_check(self->peer, iov, 1);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	/* 253: host memory was not limited; an errno: the send failed */
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, checked);
+	EXPECT_EQ(0, reap(self->fd, 1));
 }
 
 TEST_F(tx, rejects_send_without_msg_zerocopy)
