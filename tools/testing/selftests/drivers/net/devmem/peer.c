@@ -23,6 +23,10 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+#include <libmnl/libmnl.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_log.h>
+
 #include "../../../kselftest_harness.h"
 #include "devmem_fixture.h"
 #include "devmem_lib.h"
@@ -33,6 +37,8 @@
 #define DMABUF_SIZE		(16 << 20)
 #define BOUND_QUEUE		3
 #define PORT_DEVMEM		5400
+#define PORT_HOST		5401	/* not steered: host memory */
+#define NFLOG_GROUP		7
 #define RX_ADDR			"192.0.8.1"
 #define TX_ADDR			"192.0.8.2"
 
@@ -87,6 +93,39 @@ static int enter_ns(const char *ns)
 	return err;
 }
 
+/* Fork the peer: the child (0 returned) runs in the peer's namespace,
+ * with none of the parent's descriptors.
+ */
+static pid_t peer_fork(const struct devmem_env *env)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	close_range(3, ~0U, 0);
+	if (enter_ns(env->ns))
+		_exit(2);
+	return 0;
+}
+
+/* In the peer: a socket connected to @addr:PORT_DEVMEM, or exit 3. */
+static int peer_connect(const char *addr, int pmtudisc)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_port = htons(PORT_DEVMEM),
+	};
+	int fd;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtudisc,
+		   sizeof(pmtudisc));
+	inet_pton(AF_INET, addr, &sa.sin_addr);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		_exit(3);
+	return fd;
+}
+
 static int send_pattern(int fd, size_t off, size_t len)
 {
 	static char buf[64 << 10];
@@ -102,6 +141,363 @@ static int send_pattern(int fd, size_t off, size_t len)
 		len -= n;
 	}
 	return 0;
+}
+
+static char ctrl[80000];
+
+/* Receive up to @want bytes of the pattern from @fd, every frag checked
+ * in the dmabuf and its token returned. Returns the bytes received; adds
+ * wrong bytes and unreturned tokens to @bad, host-memory frags to
+ * @nlinear.
+ */
+static size_t drain_devmem(const struct devmem_env *env, int fd,
+			   size_t want, uint64_t *bad, uint64_t *nlinear)
+{
+	struct rx_result r;
+	size_t got = 0;
+	int i;
+
+	while (got < want) {
+		devmem_recv(fd, want - got, ctrl, sizeof(ctrl),
+			    MSG_SOCK_DEVMEM, &r);
+		if (r.ret <= 0)
+			break;
+		*nlinear += r.nlinear;
+		for (i = 0; i < r.ndmabuf; i++) {
+			const struct dmabuf_cmsg *f = &r.frags[i];
+			uint32_t k;
+
+			for (k = 0; k < f->frag_size; k++)
+				*bad += env->map[f->frag_offset + k] !=
+					pattern_at(got + k);
+			got += f->frag_size;
+		}
+		*bad += dontneed_all(fd, &r) != r.ndmabuf;
+	}
+	return got;
+}
+
+/* nflog: a listener on group @group, copying whole packets (0xffff) */
+static struct mnl_socket *nflog_open(uint16_t group)
+{
+	struct nfulnl_msg_config_mode mode = {
+		.copy_range = htonl(0xffff),
+		.copy_mode = NFULNL_COPY_PACKET,
+	};
+	struct nfulnl_msg_config_cmd cmd = { .command = NFULNL_CFG_CMD_BIND };
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	uint32_t qthresh = htonl(1);
+	struct mnl_socket *nl;
+	int step, rcvbuf = 4 << 20;
+
+	nl = mnl_socket_open(NETLINK_NETFILTER);
+	if (!nl)
+		return NULL;
+	setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		   sizeof(rcvbuf));
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID))
+		goto err_close;
+	for (step = 0; step < 2; step++) {
+		struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+		struct nfgenmsg *nfg;
+
+		nlh->nlmsg_type = NFNL_SUBSYS_ULOG << 8 | NFULNL_MSG_CONFIG;
+		nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+		nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+		nfg->nfgen_family = AF_UNSPEC;
+		nfg->version = NFNETLINK_V0;
+		nfg->res_id = htons(group);
+		if (!step)
+			mnl_attr_put(nlh, NFULA_CFG_CMD, sizeof(cmd), &cmd);
+		else
+			mnl_attr_put(nlh, NFULA_CFG_MODE, sizeof(mode), &mode);
+		/* each packet at once, not batched for a second */
+		if (step)
+			mnl_attr_put(nlh, NFULA_CFG_QTHRESH, sizeof(qthresh),
+				     &qthresh);
+		if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0 ||
+		    mnl_socket_recvfrom(nl, buf, sizeof(buf)) < 0 ||
+		    ((struct nlmsgerr *)mnl_nlmsg_get_payload((void *)buf))->error)
+			goto err_close;
+	}
+	return nl;
+
+err_close:
+	mnl_socket_close(nl);
+	return NULL;
+}
+
+struct nflog_report {
+	int packets;		/* TCP packets logged */
+	int data_segs;		/* of them, carrying payload */
+	long payload_logged;	/* payload bytes copied into the log */
+};
+
+/* Count what the listener got so far (it does not wait). */
+static void nflog_read(struct mnl_socket *nl, struct nflog_report *rep)
+{
+	static char buf[1 << 16];
+	struct nlmsghdr *nlh;
+	int n;
+
+	while ((n = recv(mnl_socket_get_fd(nl), buf, sizeof(buf),
+			 MSG_DONTWAIT)) > 0) {
+		for (nlh = (void *)buf; mnl_nlmsg_ok(nlh, n);
+		     nlh = mnl_nlmsg_next(nlh, &n)) {
+			const struct iphdr *ip = NULL;
+			struct nlattr *a;
+			int len = 0, hl;
+
+			if (nlh->nlmsg_type !=
+			    (NFNL_SUBSYS_ULOG << 8 | NFULNL_MSG_PACKET))
+				continue;
+			mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg))
+				if (mnl_attr_get_type(a) == NFULA_PAYLOAD) {
+					ip = mnl_attr_get_payload(a);
+					len = mnl_attr_get_payload_len(a);
+				}
+			if (!ip || len < 40 || ip->protocol != IPPROTO_TCP)
+				continue;
+			hl = ip->ihl * 4;
+			hl += ((const struct tcphdr *)((char *)ip + hl))->doff * 4;
+			rep->packets++;
+			if (ntohs(ip->tot_len) > hl)
+				rep->data_segs++;
+			if (len > hl)
+				rep->payload_logged += len - hl;
+		}
+	}
+}
+
+/*
+ * "log group N" hands each packet to nfnetlink_log, which copies it to
+ * the listener (ulogd, tcpdump -i nflog:N). The payload of a devmem
+ * segment cannot be copied: the listener gets its headers, the reader
+ * its whole stream. Before, nfnetlink_log called BUG() on the copy.
+ */
+TEST_F(peer, nflog_logs_headers_of_device_memory)
+{
+	uint64_t bad = 0, nlinear = 0;
+	struct nflog_report rep = {};
+	size_t want = 64 << 10, got;
+	struct mnl_socket *nl;
+	pid_t pid;
+	int fd;
+
+	ASSERT_EQ(0, run("nft add table inet devmem_peer"));
+	ASSERT_EQ(0, run("nft add chain inet devmem_peer in %s",
+			 "'{ type filter hook input priority 0; }'"));
+	ASSERT_EQ(0, run("nft add rule inet devmem_peer in %s %d log group %d",
+			 "tcp dport", PORT_DEVMEM, NFLOG_GROUP));
+	nl = nflog_open(NFLOG_GROUP);
+	EXPECT_NE(NULL, nl);
+	if (nl) {
+		fd = devmem_env_stream(&self->env, want, &pid);
+		EXPECT_GE(fd, 0);
+		got = fd < 0 ? 0 : drain_devmem(&self->env, fd, want, &bad,
+						&nlinear);
+		EXPECT_EQ(want, got);
+		EXPECT_EQ(0, bad);
+		EXPECT_EQ(0, nlinear);
+		EXPECT_EQ(0, reap(pid));
+		if (fd >= 0)
+			close(fd);
+		usleep(200000);
+		nflog_read(nl, &rep);
+		mnl_socket_close(nl);
+	}
+	EXPECT_EQ(0, run("nft delete table inet devmem_peer"));
+
+	TH_LOG("logged %d TCP packets, %d with payload, %ld payload bytes copied",
+	       rep.packets, rep.data_segs, rep.payload_logged);
+	EXPECT_GT(rep.data_segs, 0);
+	EXPECT_EQ(0, rep.payload_logged);
+}
+
+/* the pattern's first 4 bytes, as the first word of a segment's payload */
+#define U32_RULE	"iptables %s INPUT -p tcp --dport %d -m u32 --u32 " \
+			"'0>>22&0x3C@12>>26&0x3C@0=0x01020304' -j DROP"
+
+/*
+ * xt_u32 reads the words its expression points at. One in device memory
+ * cannot be read, so the match fails: a rule dropping segments whose
+ * payload starts with the pattern drops a host-memory flow's first data
+ * segment (the flow stalls) and lets the devmem flow through whole.
+ * Before, xt_u32 called BUG() on the failed copy.
+ */
+TEST_F(peer, u32_match_fails_on_device_memory)
+{
+	struct timeval tv = { .tv_sec = 10 };
+	uint64_t bad = 0, nlinear = 0;
+	size_t want = 64 << 10, got;
+	int fd, lfd, hfd;
+	pid_t pid, hpid;
+	char c;
+
+	if (run("iptables -L INPUT -n >/dev/null 2>&1"))
+		SKIP(return, "no iptables (Debian package iptables)");
+	ASSERT_EQ(0, run(U32_RULE, "-I", PORT_DEVMEM));
+	EXPECT_EQ(0, run(U32_RULE, "-I", PORT_HOST));
+
+	fd = devmem_env_stream(&self->env, want, &pid);
+	EXPECT_GE(fd, 0);
+	if (fd >= 0) {
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		got = drain_devmem(&self->env, fd, want, &bad, &nlinear);
+		EXPECT_EQ(want, got);
+		EXPECT_EQ(0, bad);
+		EXPECT_EQ(0, nlinear);
+		EXPECT_EQ(0, reap(pid));
+		close(fd);
+	}
+
+	/* the control: the same rule on a flow in host memory matches */
+	lfd = listen_on(RX_ADDR, PORT_HOST);
+	EXPECT_GE(lfd, 0);
+	if (lfd >= 0) {
+		hpid = sender_to(self->env.ns, RX_ADDR, PORT_HOST, 4096);
+		hfd = accept(lfd, NULL, NULL);
+		tv.tv_sec = 3;
+		setsockopt(hfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		EXPECT_EQ(-1, recv(hfd, &c, 1, 0));
+		EXPECT_EQ(EAGAIN, errno);
+		close(hfd);
+		close(lfd);
+		reap(hpid);
+	}
+
+	EXPECT_EQ(0, run(U32_RULE, "-D", PORT_DEVMEM));
+	EXPECT_EQ(0, run(U32_RULE, "-D", PORT_HOST));
+}
+
+/* A counter of the "Ip:" lines of /proc/net/snmp, or -1 */
+static long snmp_ip(const char *name)
+{
+	char hdr[1024], val[1024], *h, *v, *hs, *vs;
+	long ret = -1;
+	FILE *f;
+
+	f = fopen("/proc/net/snmp", "r");
+	if (!f)
+		return -1;
+	while (fgets(hdr, sizeof(hdr), f) && fgets(val, sizeof(val), f)) {
+		if (strncmp(hdr, "Ip:", 3))
+			continue;
+		h = strtok_r(hdr, "\n ", &hs);
+		v = strtok_r(val, "\n ", &vs);
+		while (h && v) {
+			if (!strcmp(h, name))
+				ret = atol(v);
+			h = strtok_r(NULL, "\n ", &hs);
+			v = strtok_r(NULL, "\n ", &vs);
+		}
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+#define FAR_NS		"devmem-peer-far"
+#define FAR_ADDR	"10.88.0.2"
+
+/* The peer connects through the receiver to FAR_ADDR with DF clear and
+ * sends 64 KiB; it gives up after 3 s.
+ */
+static pid_t forwarded_sender(const struct devmem_env *env)
+{
+	struct timeval tv = { .tv_sec = 3 };
+	pid_t pid;
+	int fd;
+
+	pid = peer_fork(env);
+	if (pid)
+		return pid;
+	fd = peer_connect(FAR_ADDR, IP_PMTUDISC_DONT);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	send_pattern(fd, 0, 64 << 10);
+	sleep(3);
+	_exit(0);
+}
+
+/*
+ * The receiver forwards the flow (its destination is behind a veth whose
+ * near end has an MTU of 1000) instead of receiving it; the segments
+ * still land in device memory on the bound queue. With DF clear they
+ * would be fragmented,
+ * which copies the payload: they are dropped and counted in FragFails,
+ * and nothing reaches the far end (no device transmits device memory).
+ * Before, ip_do_fragment() called BUG() on the failed copy.
+ */
+TEST_F(peer, forwarded_devmem_segments_are_not_fragmented)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_port = htons(PORT_DEVMEM),
+	};
+	struct timeval tv = { .tv_sec = 1 };
+	long fails0, fails1, far_bytes = 0;
+	char fwd[8] = "0", buf[4096];
+	int home, lfd, fd, rfd;
+	pid_t pid;
+	ssize_t n;
+
+	rfd = open("/proc/sys/net/ipv4/ip_forward", O_RDONLY);
+	ASSERT_GE(rfd, 0);
+	ASSERT_GT(read(rfd, fwd, sizeof(fwd) - 1), 0);
+	close(rfd);
+	run("ip netns del " FAR_NS " 2>/dev/null");
+	ASSERT_EQ(0, run("ip netns add " FAR_NS));
+	/* only the way out is narrow: the far end advertises an MSS of a
+	 * 1500-byte MTU, so the peer's segments need fragmenting
+	 */
+	EXPECT_EQ(0, run("ip link add dmpeer0 mtu 1000 type veth peer name %s",
+			 "dmpeer1 netns " FAR_NS));
+	EXPECT_EQ(0, run("ip addr add 10.88.0.1/24 dev dmpeer0"));
+	EXPECT_EQ(0, run("ip link set dmpeer0 up"));
+	EXPECT_EQ(0, run("ip -n %s addr add %s/24 dev dmpeer1", FAR_NS,
+			 FAR_ADDR));
+	EXPECT_EQ(0, run("ip -n %s link set dmpeer1 up", FAR_NS));
+	EXPECT_EQ(0, run("ip -n %s route add default via 10.88.0.1", FAR_NS));
+	EXPECT_EQ(0, run("ip -n %s route add 10.88.0.0/24 via %s", self->env.ns,
+			 RX_ADDR));
+	EXPECT_EQ(0, write_file("/proc/sys/net/ipv4/ip_forward", "1"));
+	/* One skb per segment, each fragmented on its own: the peer sends
+	 * MSS-sized frames, the receiver does not aggregate them. (A GSO
+	 * skb of device memory fails to segment for the smaller MTU and is
+	 * dropped too, but counted nowhere.)
+	 */
+	EXPECT_EQ(0, run("ip netns exec %s ethtool -K %s tso off gso off",
+			 self->env.ns, self->env.peer));
+	EXPECT_EQ(0, run("ethtool -K %s gro off", self->env.ifname));
+
+	home = netns_enter(FAR_NS);
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	netns_leave(home);
+	inet_pton(AF_INET, FAR_ADDR, &sa.sin_addr);
+	EXPECT_EQ(0, bind(lfd, (struct sockaddr *)&sa, sizeof(sa)));
+	EXPECT_EQ(0, listen(lfd, 1));
+
+	fails0 = snmp_ip("FragFails");
+	pid = forwarded_sender(&self->env);
+	fd = accept(lfd, NULL, NULL);
+	EXPECT_GE(fd, 0);
+	if (fd >= 0) {
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		while ((n = recv(fd, buf, sizeof(buf), 0)) > 0)
+			far_bytes += n;
+		close(fd);
+	}
+	EXPECT_EQ(0, reap(pid));
+	fails1 = snmp_ip("FragFails");
+	close(lfd);
+
+	write_file("/proc/sys/net/ipv4/ip_forward", "%s", fwd);
+	run("ip netns del " FAR_NS);
+
+	TH_LOG("FragFails +%ld, %ld bytes reached the far end",
+	       fails1 - fails0, far_bytes);
+	EXPECT_GT(fails1 - fails0, 0);
+	EXPECT_EQ(0, far_bytes);
 }
 
 /* RFC 1071 sum over @len bytes, continuing @sum */
@@ -285,24 +681,14 @@ TEST_F(peer, icmp_error_quotes_no_stale_bytes)
  */
 static pid_t urgent_sender(const struct devmem_env *env)
 {
-	struct sockaddr_in sa = {
-		.sin_family = AF_INET,
-		.sin_port = htons(PORT_DEVMEM),
-	};
 	char urg = pattern_at(URG_BEFORE);
 	pid_t pid;
 	int fd;
 
-	pid = fork();
+	pid = peer_fork(env);
 	if (pid)
 		return pid;
-	close_range(3, ~0U, 0);
-	if (enter_ns(env->ns))
-		_exit(2);
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	inet_pton(AF_INET, env->rx_addr, &sa.sin_addr);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
-		_exit(3);
+	fd = peer_connect(env->rx_addr, IP_PMTUDISC_WANT);
 	if (send_pattern(fd, 0, URG_BEFORE) ||
 	    send(fd, &urg, 1, MSG_OOB) != 1 ||
 	    send_pattern(fd, URG_BEFORE + 1, URG_AFTER))
@@ -310,8 +696,6 @@ static pid_t urgent_sender(const struct devmem_env *env)
 	close(fd);
 	_exit(0);
 }
-
-static char ctrl[80000];
 
 /*
  * An urgent byte in device memory stays in the stream: the reader gets
@@ -322,10 +706,10 @@ static char ctrl[80000];
 static void urgent_byte_stays_in_stream(struct __test_metadata *_metadata,
 					struct devmem_env *env, int oobinline)
 {
-	size_t want = URG_BEFORE + 1 + URG_AFTER, got = 0;
+	size_t want = URG_BEFORE + 1 + URG_AFTER, got;
 	uint64_t bad = 0, nlinear = 0;
 	struct rx_result r;
-	int fd, i, off = 0;
+	int fd, off = 0;
 	socklen_t len;
 	char c;
 	pid_t pid;
@@ -343,23 +727,7 @@ static void urgent_byte_stays_in_stream(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, getsockopt(fd, SOL_SOCKET, SO_OOBINLINE, &off, &len));
 	EXPECT_EQ(!!oobinline, !!off);
 
-	while (got < want) {
-		devmem_recv(fd, want - got, ctrl, sizeof(ctrl),
-			    MSG_SOCK_DEVMEM, &r);
-		if (r.ret <= 0)
-			break;
-		nlinear += r.nlinear;
-		for (i = 0; i < r.ndmabuf; i++) {
-			const struct dmabuf_cmsg *f = &r.frags[i];
-			uint32_t k;
-
-			for (k = 0; k < f->frag_size; k++)
-				bad += env->map[f->frag_offset + k] !=
-				       pattern_at(got + k);
-			got += f->frag_size;
-		}
-		EXPECT_EQ(r.ndmabuf, dontneed_all(fd, &r));
-	}
+	got = drain_devmem(env, fd, want, &bad, &nlinear);
 	EXPECT_EQ(want, got);
 	EXPECT_EQ(0, bad);
 	EXPECT_EQ(0, nlinear);
