@@ -124,7 +124,9 @@ for f in $wanted; do
 	fi
 done
 for f in $(g diff --name-only base HEAD); do
-	echo "$wanted" | grep -qxF "$f" && continue
+	# a here-string, not a pipe: grep -q may exit before echo has
+	# written everything, and pipefail would take that for "not wanted"
+	grep -qxF "$f" <<< "$wanted" && continue
 	if g cat-file -e "base:$f" 2>/dev/null; then
 		g checkout -q base -- "$f"
 	else

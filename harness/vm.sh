@@ -32,9 +32,13 @@ VM_APPEND=${VM_APPEND:-}
 # frames go from one to the other and never leave QEMU. The real-driver
 # tests (e1000e_rx.sh) use them and skip, saying why, where QEMU has no
 # e1000e or VM_E1000E=0.
+# The device list is read once into a variable: piped into grep -q, QEMU
+# can get SIGPIPE when grep quits at the first match, and under pipefail
+# that reads as "no such device" (the e1000e tests then skipped).
+QEMU_DEVICES=$(qemu-system-x86_64 -device help 2>/dev/null || true)
+qemu_has() { grep -qF "\"$1\"" <<< "$QEMU_DEVICES"; }
 E1000E_OPTS=
-if [ "${VM_E1000E:-1}" = 1 ] &&
-   qemu-system-x86_64 -device help 2>/dev/null | grep -q '"e1000e"'; then
+if [ "${VM_E1000E:-1}" = 1 ] && qemu_has e1000e; then
 	# VM_IOMMU=1: behind an emulated Intel IOMMU (q35), so descriptors
 	# and the dmabuf's net_iovs carry IOVAs; created before the ports
 	if [ "${VM_IOMMU:-0}" = 1 ]; then
@@ -55,8 +59,7 @@ fi
 # hub, sends. The first two ports stay as they are: they share no switch
 # with the BAR, so P2P to them goes through q35's host bridge.
 if [ "${VM_P2P:-0}" = 1 ] && [ -n "$E1000E_OPTS" ] &&
-   qemu-system-x86_64 -device help 2>/dev/null | grep -q '"x3130-upstream"' &&
-   qemu-system-x86_64 -device help 2>/dev/null | grep -q '"ivshmem-plain"'; then
+   qemu_has x3130-upstream && qemu_has ivshmem-plain; then
 	E1000E_OPTS+=" -device pcie-root-port,id=p2prp,bus=pcie.0,addr=0x10,chassis=40,slot=0"
 	E1000E_OPTS+=" -device x3130-upstream,id=p2psw,bus=p2prp"
 	E1000E_OPTS+=" -device xio3130-downstream,id=p2pdn0,bus=p2psw,chassis=41,slot=0"
