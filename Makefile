@@ -3,7 +3,7 @@
 
 H := harness
 
-.PHONY: help deps tree kernel tools checkpatch check check-debug test vm quilt series demo bench clean
+.PHONY: help deps tree kernel tools checkpatch check check-full check-debug test vm quilt series demo bench clean
 
 help:
 	@echo "make deps        install missing apt packages and virtme-ng (venv in build/)"
@@ -13,6 +13,7 @@ help:
 	@echo "make checkpatch  checkpatch.pl --strict over the series and new files"
 	@echo "make check       all of the above, the kselftests in QEMU, then the lifetime and"
 	@echo "                 bad-input tests again on a debug kernel (DEVMEM_DEBUG=0: skip)"
+	@echo "make check-full  make check with the long streams at 1 GiB (256 MiB in make check)"
 	@echo "make check-debug the whole suite on the debug kernel (KASAN, lockdep, kmemleak)"
 	@echo "make vm          interactive shell in the VM on the built kernel"
 	@echo "make quilt       shell in build/quilt to edit patches/ with quilt"
@@ -38,6 +39,9 @@ checkpatch: tree
 
 check: tools
 	@$(H)/check.sh
+
+check-full: tools
+	@CHECK_FULL=1 $(H)/check.sh
 
 # The debug kernel: own objects (build/obj-debug), kselftests and logs;
 # harness/debug.sh builds it and runs the whole suite on it.
