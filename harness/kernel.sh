@@ -19,24 +19,34 @@ stamp=$OBJ/.stamp-config
 # FRAGMENT may name several files, merged in order (debug = base + debug).
 read -r -a FRAGS <<< "$FRAGMENT"
 want_stamp=$(cat "${FRAGS[@]}" | sha1sum | cut -d' ' -f1)
-if [ ! -f "$OBJ/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want_stamp" ]; then
-	say "config: tinyconfig + $(for f in "${FRAGS[@]}"; do basename "$f"; done | paste -sd+)"
-	"${KMAKE[@]}" -s tinyconfig >/dev/null
-	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "${FRAGS[@]}" >/dev/null
-	"${KMAKE[@]}" -s olddefconfig >/dev/null
-	# Every option of the fragment must have survived (typos, missing deps).
-	bad=0
+# config_lost: the options of the fragments that .config does not have as
+# asked (typos, missing deps), one line each
+config_lost() {
+	local line opt val
+
 	while IFS= read -r line; do
 		case "$line" in CONFIG_*=*) ;; *) continue ;; esac
 		opt=${line%%=*}; val=${line#*=}
 		if [ "$val" = n ]; then
-			grep -q "^$opt=" "$OBJ/.config" && { echo "  $opt should be unset"; bad=1; }
+			grep -q "^$opt=" "$OBJ/.config" && echo "  $opt should be unset"
 		elif ! grep -qx "$line" "$OBJ/.config"; then
 			echo "  $line requested, got: $(grep "^$opt=\|# $opt " "$OBJ/.config" || echo unset)"
-			bad=1
 		fi
 	done < <(cat "${FRAGS[@]}" | tac | awk -F= '/^CONFIG_/ && !seen[$1]++' | tac)
-	[ $bad = 0 ] || die "config fragment options did not survive olddefconfig (above)"
+	return 0
+}
+# A kept .config is checked too: an incremental build whose tree once
+# lacked a Kconfig entry (a patch left out) has lost that option for good.
+if [ ! -f "$OBJ/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want_stamp" ] ||
+   [ -n "$(config_lost)" ]; then
+	say "config: tinyconfig + $(for f in "${FRAGS[@]}"; do basename "$f"; done | paste -sd+)"
+	"${KMAKE[@]}" -s tinyconfig >/dev/null
+	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "${FRAGS[@]}" >/dev/null
+	"${KMAKE[@]}" -s olddefconfig >/dev/null
+	# Every option of the fragment must have survived.
+	lost=$(config_lost)
+	[ -z "$lost" ] || die "config fragment options did not survive olddefconfig:
+$lost"
 	echo "$want_stamp" > "$stamp"
 fi
 
