@@ -79,20 +79,6 @@ FIXTURE_TEARDOWN(peer)
 	EXPECT_EQ(0, devmem_env_teardown(&self->env));
 }
 
-static int enter_ns(const char *ns)
-{
-	char path[64];
-	int fd, err;
-
-	snprintf(path, sizeof(path), "/run/netns/%s", ns);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	err = setns(fd, CLONE_NEWNET);
-	close(fd);
-	return err;
-}
-
 /* Fork the peer: the child (0 returned) runs in the peer's namespace,
  * with none of the parent's descriptors.
  */
@@ -103,7 +89,7 @@ static pid_t peer_fork(const struct devmem_env *env)
 	if (pid)
 		return pid;
 	close_range(3, ~0U, 0);
-	if (enter_ns(env->ns))
+	if (netns_enter(env->ns) < 0)
 		_exit(2);
 	return 0;
 }
@@ -550,7 +536,7 @@ static void crafted_sender(const struct devmem_env *env, int out)
 	uint32_t sum;
 
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-	if (enter_ns(env->ns))
+	if (netns_enter(env->ns) < 0)
 		_exit(2);
 	raw = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
 	icmp = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
