@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What a remote peer can put on the wire of a devmem flow: urgent data,
- * and segments the receiver answers with an ICMP error quoting them. The
+ * segments the receiver answers with an ICMP error quoting them, and
+ * payload that a local reader other than recvmsg() (sockmap, splice)
+ * would have to touch. The
  * peer runs in the namespace of the other hdsim port and uses nothing but
  * the socket API a stock program has; queue 3 of the receiving port is
  * bound to a udmabuf, and every payload byte steered there is in device
@@ -10,6 +12,7 @@
 #define _GNU_SOURCE
 #include <linux/uio.h>
 #define __iovec_defined 1
+#include <linux/bpf.h>
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,9 +21,12 @@
 #include <netinet/ip.h>
 #include <netinet/ip_icmp.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <libmnl/libmnl.h>
@@ -44,6 +50,8 @@
 
 #define URG_BEFORE		(256 << 10)	/* stream before the urgent byte */
 #define URG_AFTER		(16 << 10)	/* and after it */
+
+#define GATED_LEN		(256 << 10)	/* sockmap and splice streams */
 
 #define CRAFTED_SEGS		8
 #define CRAFTED_PAYLOAD		1000
@@ -738,6 +746,439 @@ TEST_F(peer, urgent_byte_in_device_memory)
 TEST_F(peer, urgent_byte_in_device_memory_oobinline)
 {
 	urgent_byte_stays_in_stream(_metadata, &self->env, 1);
+}
+
+/* The peer: waits for one byte from the receiver (its socket is set up),
+ * sends GATED_LEN bytes of the pattern, then closes at once (@linger 0)
+ * or when the receiver does, so no FIN hides an error on the socket.
+ */
+static pid_t gated_sender(const struct devmem_env *env, int linger)
+{
+	char c;
+	pid_t pid;
+	int fd;
+
+	pid = peer_fork(env);
+	if (pid)
+		return pid;
+	/* with @linger the receiver may fail and close the flow first */
+	signal(SIGPIPE, SIG_IGN);
+	fd = peer_connect(env->rx_addr, IP_PMTUDISC_WANT);
+	if (read(fd, &c, 1) != 1 ||
+	    (send_pattern(fd, 0, GATED_LEN) && !linger))
+		_exit(4);
+	while (linger && read(fd, &c, 1) > 0)
+		;
+	close(fd);
+	_exit(0);
+}
+
+static int sys_bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+/* An sk_skb program: the verdict passes every skb to its socket, the
+ * parser makes each skb one message.
+ */
+static int sk_skb_prog(int parser)
+{
+	struct bpf_insn pass[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = SK_PASS },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct bpf_insn whole[] = {
+		{ .code = BPF_LDX | BPF_MEM | BPF_W, .dst_reg = BPF_REG_0,
+		  .src_reg = BPF_REG_1,
+		  .off = offsetof(struct __sk_buff, len) },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr attr = {
+		.prog_type = BPF_PROG_TYPE_SK_SKB,
+		.insn_cnt = 2,
+		.insns = (uintptr_t)(parser ? whole : pass),
+		.license = (uintptr_t)"GPL",
+	};
+
+	return sys_bpf(BPF_PROG_LOAD, &attr);
+}
+
+static int sockmap_attach(int map, int prog, enum bpf_attach_type type)
+{
+	union bpf_attr attr = {
+		.target_fd = map,
+		.attach_bpf_fd = prog,
+		.attach_type = type,
+	};
+	int ret;
+
+	ret = sys_bpf(BPF_PROG_ATTACH, &attr);
+	close(prog);
+	return ret;
+}
+
+/* A SOCKMAP holding @fd, with a verdict program, and a stream parser when
+ * @parser. Returns the map (it holds the programs), or -1.
+ */
+static int sockmap_with(int fd, int parser)
+{
+	union bpf_attr attr = {
+		.map_type = BPF_MAP_TYPE_SOCKMAP,
+		.key_size = 4,
+		.value_size = 4,
+		.max_entries = 1,
+	};
+	uint32_t key = 0, val = fd;
+	int map;
+
+	map = sys_bpf(BPF_MAP_CREATE, &attr);
+	if (map < 0)
+		return -1;
+	if (parser &&
+	    sockmap_attach(map, sk_skb_prog(1), BPF_SK_SKB_STREAM_PARSER))
+		goto close_map;
+	if (sockmap_attach(map, sk_skb_prog(0), parser ?
+			   BPF_SK_SKB_STREAM_VERDICT : BPF_SK_SKB_VERDICT))
+		goto close_map;
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = map;
+	attr.key = (uintptr_t)&key;
+	attr.value = (uintptr_t)&val;
+	if (sys_bpf(BPF_MAP_UPDATE_ELEM, &attr))
+		goto close_map;
+	return map;
+
+close_map:
+	close(map);
+	return -1;
+}
+
+/* Accept the gated peer's connection, with a receive timeout so that a
+ * reader that is never woken fails instead of hanging the suite.
+ */
+static int accept_gated(struct devmem_env *env)
+{
+	struct timeval tv = { .tv_sec = 10 };
+	int fd;
+
+	fd = accept(env->lfd, NULL, NULL);
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+/*
+ * A devmem socket in a SOCKMAP with a verdict program: the verdict
+ * reader (tcp_read_skb()) leaves device memory queued, and recvmsg()
+ * delivers it as on any devmem socket, every byte in the dmabuf. Before,
+ * the psock mapped the frags into a scatterlist of missing pages and the
+ * copy to the reader oopsed.
+ */
+TEST_F(peer, sockmap_verdict_leaves_device_memory_to_recvmsg)
+{
+	uint64_t bad = 0, nlinear = 0;
+	struct rx_result r;
+	int fd, map;
+	size_t got;
+	pid_t pid;
+
+	pid = gated_sender(&self->env, 0);
+	ASSERT_GT(pid, 0);
+	fd = accept_gated(&self->env);
+	ASSERT_GE(fd, 0);
+	map = sockmap_with(fd, 0);
+	ASSERT_GE(map, 0) TH_LOG("sockmap: %s", strerror(errno));
+	ASSERT_EQ(1, write(fd, "g", 1));
+
+	got = drain_devmem(&self->env, fd, GATED_LEN, &bad, &nlinear);
+	EXPECT_EQ(GATED_LEN, got);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, nlinear);
+	EXPECT_EQ(0, reap(pid));
+	devmem_recv(fd, 4096, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
+	EXPECT_EQ(0, r.ret);
+	close(map);
+	close(fd);
+}
+
+/*
+ * With a stream parser, the socket's reader is the parser, which cannot
+ * read device memory: the first devmem segment fails the socket with
+ * EFAULT, and the reader gets that error, not a hang.
+ */
+TEST_F(peer, sockmap_parser_fails_efault)
+{
+	struct rx_result r;
+	int fd, map;
+	pid_t pid;
+
+	pid = gated_sender(&self->env, 1);
+	ASSERT_GT(pid, 0);
+	fd = accept_gated(&self->env);
+	ASSERT_GE(fd, 0);
+	map = sockmap_with(fd, 1);
+	ASSERT_GE(map, 0) TH_LOG("sockmap: %s", strerror(errno));
+	ASSERT_EQ(1, write(fd, "g", 1));
+
+	devmem_recv(fd, 4096, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
+	EXPECT_EQ(-1, r.ret);
+	EXPECT_EQ(EFAULT, r.err);
+	close(map);
+	close(fd);
+	EXPECT_EQ(0, reap(pid));
+}
+
+/*
+ * splice() out of a devmem flow fails with EFAULT. It used to return 0,
+ * which a program takes for the end of the stream.
+ */
+TEST_F(peer, splice_from_device_memory_fails_efault)
+{
+	int fd, p[2];
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(p));
+	pid = gated_sender(&self->env, 1);
+	ASSERT_GT(pid, 0);
+	fd = accept_gated(&self->env);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(1, write(fd, "g", 1));
+
+	EXPECT_EQ(-1, splice(fd, NULL, p[1], NULL, 65536, 0));
+	EXPECT_EQ(EFAULT, errno);
+	close(fd);
+	close(p[0]);
+	close(p[1]);
+	EXPECT_EQ(0, reap(pid));
+}
+
+#define FUZZ_ROUNDS		4	/* connections, each through every case */
+#define FUZZ_CONNS		16
+
+struct fuzz_conn {
+	int fd;
+	uint16_t port;
+	int eof;
+	uint64_t off;		/* stream bytes received */
+	uint64_t devmem;	/* of which in the dmabuf */
+	uint64_t bad;		/* wrong bytes, lost tokens */
+};
+
+/* The script's own directory: it is installed beside this test. */
+static void fuzz_script(char *path, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", path, len - 32);
+	char *slash;
+
+	path[n > 0 ? n : 0] = '\0';
+	slash = strrchr(path, '/');
+	strcpy(slash ? slash + 1 : path, "peer_fuzz.py");
+}
+
+static pid_t fuzzer_fork(const struct devmem_env *env, int out)
+{
+	char script[512], port[16], rounds[16];
+	pid_t pid;
+
+	fuzz_script(script, sizeof(script));
+	pid = fork();
+	if (pid)
+		return pid;
+	dup2(out, 1);
+	close_range(3, ~0U, 0);
+	if (netns_enter(env->ns) < 0)
+		_exit(2);
+	snprintf(port, sizeof(port), "%d", PORT_DEVMEM);
+	snprintf(rounds, sizeof(rounds), "%d", FUZZ_ROUNDS);
+	execlp("python3", "python3", script, env->rx_addr, port, TX_ADDR,
+	       rounds, (char *)NULL);
+	_exit(127);
+}
+
+static char fuzz_buf[1 << 16];
+
+/* One non-blocking devmem read of @c: every byte checked against the
+ * pattern at its stream offset, in the dmabuf or in the iovec, and every
+ * token returned.
+ */
+static void fuzz_read(const struct devmem_env *env, struct fuzz_conn *c)
+{
+	struct iovec iov = { fuzz_buf, sizeof(fuzz_buf) };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctrl,
+		.msg_controllen = sizeof(ctrl),
+	};
+	uint64_t lin = 0, seen = 0, k;
+	struct dmabuf_token t;
+	struct cmsghdr *cm;
+	ssize_t ret;
+
+	ret = recvmsg(c->fd, &msg, MSG_SOCK_DEVMEM | MSG_DONTWAIT);
+	if (ret < 0 && errno == EAGAIN)
+		return;
+	if (ret <= 0) {
+		c->eof = 1;
+		return;
+	}
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		const struct dmabuf_cmsg *dc = (void *)CMSG_DATA(cm);
+
+		if (cm->cmsg_level != SOL_SOCKET)
+			continue;
+		if (cm->cmsg_type == SCM_DEVMEM_LINEAR) {
+			for (k = 0; k < dc->frag_size; k++)
+				c->bad += (uint8_t)fuzz_buf[lin + k] !=
+					  pattern_at(c->off + seen + k);
+			lin += dc->frag_size;
+		} else if (cm->cmsg_type == SCM_DEVMEM_DMABUF) {
+			for (k = 0; k < dc->frag_size; k++)
+				c->bad += env->map[dc->frag_offset + k] !=
+					  pattern_at(c->off + seen + k);
+			c->devmem += dc->frag_size;
+			t.token_start = dc->frag_token;
+			t.token_count = 1;
+			c->bad += dontneed(c->fd, &t, 1) != 1;
+		} else {
+			continue;
+		}
+		seen += dc->frag_size;
+	}
+	if (!seen) {
+		/* a readable skb: copied as by any recvmsg() */
+		for (k = 0; k < (uint64_t)ret; k++)
+			c->bad += (uint8_t)fuzz_buf[k] != pattern_at(c->off + k);
+		seen = ret;
+	}
+	c->bad += seen != (uint64_t)ret;
+	c->off += ret;
+}
+
+/* Read the script's report lines from @f into the totals. */
+static int fuzz_report(FILE *f, struct fuzz_conn *conns, int nconn,
+		       struct __test_metadata *_metadata)
+{
+	int port, icmp = -1, stale = -1, sent = -1, nrep = 0, i;
+	char line[256];
+	long acked;
+
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "conn %d %ld", &port, &acked) == 2) {
+			nrep++;
+			for (i = 0; i < nconn && conns[i].port != port; i++)
+				;
+			EXPECT_LT(i, nconn) TH_LOG("port %d never accepted", port);
+			if (i == nconn)
+				continue;
+			EXPECT_EQ(acked, (long)conns[i].off)
+				TH_LOG("port %d: %ld acknowledged, %llu read",
+				       port, acked,
+				       (unsigned long long)conns[i].off);
+		}
+		sscanf(line, "icmp %d %d", &icmp, &stale);
+		sscanf(line, "sent %d", &sent);
+	}
+	EXPECT_EQ(FUZZ_ROUNDS, nrep);
+	/* malformed IP options were answered, and nothing quoted is stale */
+	EXPECT_GT(icmp, 0);
+	EXPECT_EQ(0, stale);
+	TH_LOG("%d frames sent, %d ICMP errors back, %d stale", sent, icmp,
+	       stale);
+	return nrep;
+}
+
+/*
+ * The remote-peer fuzzer (peer_fuzz.py) plays the TCP peer of several
+ * connections into the bound queue and sends what networks carry and
+ * attackers craft (see the script). The receiver reads every connection
+ * with MSG_SOCK_DEVMEM: each accepted byte is the pattern at its offset,
+ * each connection ends with the bytes the script saw acknowledged, every
+ * token goes back, the ICMP errors quote no stale bytes, and the frames
+ * were split into device memory (or this tested only the copy path).
+ */
+TEST_F_TIMEOUT(peer, remote_fuzzer, 300)
+{
+	struct fuzz_conn conns[FUZZ_CONNS] = {};
+	uint64_t bytes = 0, devmem = 0, bad = 0;
+	struct pollfd pfd[FUZZ_CONNS + 1];
+	int out[2], nconn = 0, running = 1, status = -1, idle = 0, i, n;
+	char saved[32] = "";
+	int64_t split0, split1;
+	FILE *rep;
+	pid_t pid;
+
+	n = open(ICMP_RATELIMIT, O_RDONLY);
+	ASSERT_GE(n, 0);
+	ASSERT_GT(read(n, saved, sizeof(saved) - 1), 0);
+	close(n);
+	ASSERT_EQ(0, write_file(ICMP_RATELIMIT, "0"));
+	split0 = ethtool_stat(self->env.ifname, "rx3_devmem_payload_bytes");
+	ASSERT_GE(split0, 0);
+
+	ASSERT_EQ(0, pipe(out));
+	pid = fuzzer_fork(&self->env, out[1]);
+	ASSERT_GT(pid, 0);
+	close(out[1]);
+	rep = fdopen(out[0], "r");
+	ASSERT_NE(NULL, rep);
+
+	/* accept and drain until the script is done and every connection
+	 * ended (or 2 s more went by); its report waits in the pipe
+	 */
+	while (running || idle < 10) {
+		pfd[0].fd = self->env.lfd;
+		pfd[0].events = POLLIN;
+		for (i = 0; i < nconn; i++) {
+			pfd[i + 1].fd = conns[i].eof ? -1 : conns[i].fd;
+			pfd[i + 1].events = POLLIN;
+		}
+		n = poll(pfd, nconn + 1, 200);
+		if (running && n == 0 && waitpid(pid, &status, WNOHANG) == pid)
+			running = 0;
+		if (!running) {
+			for (i = 0; i < nconn && conns[i].eof; i++)
+				;
+			idle = i == nconn ? 10 : idle + !n;
+		}
+		if (n > 0 && pfd[0].revents & POLLIN && nconn < FUZZ_CONNS) {
+			struct sockaddr_in sa;
+			socklen_t len = sizeof(sa);
+
+			conns[nconn].fd = accept(self->env.lfd,
+						 (struct sockaddr *)&sa, &len);
+			if (conns[nconn].fd >= 0)
+				conns[nconn++].port = ntohs(sa.sin_port);
+		}
+		for (i = 0; n > 0 && i < nconn; i++)
+			if (pfd[i + 1].revents)
+				fuzz_read(&self->env, &conns[i]);
+	}
+	split1 = ethtool_stat(self->env.ifname, "rx3_devmem_payload_bytes");
+	write_file(ICMP_RATELIMIT, "%s", saved);
+
+	for (i = 0; i < nconn; i++) {
+		bytes += conns[i].off;
+		devmem += conns[i].devmem;
+		bad += conns[i].bad;
+		close(conns[i].fd);
+	}
+	fuzz_report(rep, conns, nconn, _metadata);
+	fclose(rep);
+	TH_LOG("%d connections, %llu bytes read (%llu in the dmabuf), %llu bad; %lld bytes split",
+	       nconn, (unsigned long long)bytes, (unsigned long long)devmem,
+	       (unsigned long long)bad, (long long)(split1 - split0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("peer_fuzz.py: status %#x", status);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(FUZZ_ROUNDS, nconn);
+	for (i = 0; i < nconn; i++)
+		EXPECT_TRUE(conns[i].eof) TH_LOG("port %d: no end of stream",
+						 conns[i].port);
+	/* it reached device memory, not only the copy path */
+	EXPECT_GT(devmem, 0);
+	EXPECT_GT(split1 - split0, 0);
 }
 
 TEST_HARNESS_MAIN
