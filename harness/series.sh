@@ -19,8 +19,8 @@ VERIFY=$BUILD/series-verify
 g() { git -C "$1" -c "user.name=$(git -C "$REPO" config user.name)" \
 	 -c "user.email=$(git -C "$REPO" config user.email)" "${@:2}"; }
 
-# Every new file must belong to a patch (several, when earlier stages of
-# it come with earlier patches).
+# Every new file must belong to a patch (several, when it grows across
+# them: see content_at).
 mapped=$(grep -v '^\s*\(#\|$\)' "$MAP" | awk '{print $2}')
 unmapped=0
 for d in $KERNEL_DIRS; do
@@ -43,6 +43,34 @@ git -C "$SRC" worktree prune
 say "series: building commits on a worktree of the base"
 git -C "$SRC" worktree add -q --detach "$WT" base
 
+# content_at <patch> <file> <out>: the file as it is after <patch>: its
+# final content with the deltas of the patches after <patch> that name it
+# taken back out, last first.
+content_at()
+{
+	local p=$1 m=$2 out=$3 q later
+
+	# the patches naming <file>, in series order, after <patch>, last first
+	later=$(awk -v m="$m" 'NR == FNR {if ($2 == m) named[$1] = 1; next}
+		/^[^#]/ && named[$1] {print $1}' "$MAP" "$REPO/patches/series" |
+		awk -v p="$p" 'f {print} $1 == p {f = 1}' | tac)
+	cp -a "$REPO/$m" "$out"
+	for q in $later; do
+		d=$REPO/patches/deltas/${q%.patch}/$m.diff
+		[ -f "$d" ] || die "no delta $d for $m at $q"
+		patch -s -R -F 0 --no-backup-if-mismatch -r - "$out" < "$d" ||
+			die "the delta of ${q%.patch} to $m no longer takes back out of the final $m: refresh it"
+	done
+}
+
+# every delta belongs to a later row of files.map
+for d in $(cd "$REPO/patches" && find deltas -type f -name '*.diff' 2>/dev/null); do
+	q=${d#deltas/}; q=${q%%/*}.patch
+	m=${d#deltas/*/}; m=${m%.diff}
+	awk -v q="$q" -v m="$m" '$1 == q && $2 == m {f = 1} END {exit !f}' "$MAP" ||
+		die "patches/$d: no files.map line \"$q $m\""
+done
+
 n=0
 while read -r p _; do
 	case "$p" in ''|'#'*) continue ;; esac
@@ -59,12 +87,16 @@ while read -r p _; do
 		g "$WT" commit -q --allow-empty -F "$tmp/commit"
 		rm -rf "$tmp"
 	fi
-	# <patch> <file> [<content at this patch>]
-	while read -r m stage; do
+	# <patch> <file>
+	while read -r m; do
 		mkdir -p "$WT/$(dirname "$m")"
-		cp -a "$REPO/${stage:-$m}" "$WT/$m"
+		if [ -d "$REPO/$m" ]; then
+			cp -a "$REPO/$m" "$WT/$m"
+		else
+			content_at "$p" "$m" "$WT/$m"
+		fi
 		g "$WT" add -f -- "$m"
-	done < <(awk -v p="$p" '$1 == p {print $2, $3}' "$MAP")
+	done < <(awk -v p="$p" '$1 == p {print $2}' "$MAP")
 	g "$WT" commit -q --amend --no-edit --allow-empty
 done < "$REPO/patches/series"
 

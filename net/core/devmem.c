@@ -488,12 +488,11 @@ void net_devmem_unbind_dmabuf(struct net_devmem_dmabuf_binding *binding)
 
 /**
  * net_devmem_unbind_owned() - unbind what a netlink socket created
- * @net: netns of the socket
- * @portid: port id of the socket
+ * @sk: the socket, being released
  *
  * Context: RTNL held.
  */
-void net_devmem_unbind_owned(const struct net *net, u32 portid)
+void net_devmem_unbind_owned(const struct sock *sk)
 {
 	struct net_devmem_dmabuf_binding *binding;
 	unsigned long id;
@@ -501,8 +500,7 @@ void net_devmem_unbind_owned(const struct net *net, u32 portid)
 	ASSERT_RTNL();
 
 	xa_for_each(&net_devmem_dmabuf_bindings, id, binding) {
-		if (binding->owner_portid == portid &&
-		    net_eq(binding->owner_net, net))
+		if (binding->owner == sk)
 			net_devmem_unbind_dmabuf(binding);
 	}
 }

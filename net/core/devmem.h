@@ -38,9 +38,9 @@ struct sg_table;
  * @ref: one for the netlink owner, one per page pool using the binding
  * @bound_rxqs: the RX queues using the binding. RTNL.
  * @id: user-visible id, from 1
- * @owner_net: netns of the netlink socket that created the binding;
- *	only compared, never dereferenced
- * @owner_portid: port id of that socket
+ * @owner: the netlink socket that created the binding; only compared,
+ *	never dereferenced. Its release unbinds the binding before the
+ *	socket can be freed, so no other socket can have its address then.
  * @free_work: final teardown, in process context
  * @tx_list: entry in the list of bind-tx bindings (TX only)
  */
@@ -61,8 +61,7 @@ struct net_devmem_dmabuf_binding {
 	struct xarray bound_rxqs;
 	u32 id;
 
-	const struct net *owner_net;
-	u32 owner_portid;
+	const struct sock *owner;
 
 	struct work_struct free_work;
 	struct list_head tx_list;
@@ -78,7 +77,7 @@ int net_devmem_bind_dmabuf_to_queue(struct net_device *dev, u32 rxq_idx,
 				    struct net_devmem_dmabuf_binding *binding,
 				    struct netlink_ext_ack *extack);
 void net_devmem_unbind_dmabuf(struct net_devmem_dmabuf_binding *binding);
-void net_devmem_unbind_owned(const struct net *net, u32 portid);
+void net_devmem_unbind_owned(const struct sock *sk);
 bool net_devmem_has_bindings(void);
 void net_devmem_dmabuf_binding_put(struct net_devmem_dmabuf_binding *binding);
 

@@ -96,4 +96,5 @@ struct genl_family netdev_nl_family __ro_after_init = {
 	.module		= THIS_MODULE,
 	.ops		= netdev_nl_ops,
 	.n_ops		= ARRAY_SIZE(netdev_nl_ops),
+	.pre_doit	= netdev_nl_pre_doit,
 };

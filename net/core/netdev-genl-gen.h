@@ -14,6 +14,9 @@
 extern const struct nla_policy
 netdev_queue_id_nl_policy[NETDEV_A_QUEUE_TYPE + 1];
 
+int netdev_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
+		       struct genl_info *info);
+
 int netdev_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info);
 int netdev_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int netdev_nl_page_pool_get_doit(struct sk_buff *skb, struct genl_info *info);

@@ -307,8 +307,7 @@ static int netdev_nl_bind_finish(struct net_devmem_dmabuf_binding *binding,
 {
 	int err;
 
-	binding->owner_net = genl_info_net(info);
-	binding->owner_portid = info->snd_portid;
+	binding->owner = info->user_ptr[0];
 
 	err = nla_put_u32(rsp, NETDEV_A_DMABUF_ID, binding->id);
 	if (err < 0)
@@ -486,8 +485,28 @@ err_unlock:
 	return err;
 }
 
+/**
+ * netdev_nl_pre_doit() - keep the requesting socket for the operation
+ * @ops: the operation
+ * @skb: the request
+ * @info: its info; user_ptr[0] gets the socket that sent it
+ *
+ * 6.1's genl_info does not carry the request skb, and bindings belong to
+ * the socket that created them, not to its port id.
+ *
+ * Return: 0.
+ */
+int netdev_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
+		       struct genl_info *info)
+{
+	info->user_ptr[0] = NETLINK_CB(skb).sk;
+	return 0;
+}
+
 /* Bindings belong to the netlink socket that created them: unbind when
- * it is released (close, process exit).
+ * it is released (close, process exit). The port id is already free
+ * then, and may belong to a new socket with bindings of its own: match
+ * the socket.
  */
 static int netdev_nl_netlink_notify(struct notifier_block *nb,
 				    unsigned long state, void *_notify)
@@ -499,7 +518,7 @@ static int netdev_nl_netlink_notify(struct notifier_block *nb,
 		return NOTIFY_DONE;
 
 	rtnl_lock();
-	net_devmem_unbind_owned(notify->net, notify->portid);
+	net_devmem_unbind_owned(notify->sk);
 	rtnl_unlock();
 
 	return NOTIFY_OK;

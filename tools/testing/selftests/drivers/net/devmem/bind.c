@@ -148,6 +148,80 @@ TEST_F(bind, closing_netlink_socket_unbinds)
 	EXPECT_EQ(0, pools_with_dmabuf(&self->nl, self->ifindex, id));
 }
 
+#define REUSE_ROUNDS	50
+
+/* The child of a round: binds queue 1 from @portid, says so on @out,
+ * waits for a byte on @in, closes its netlink socket, exits.
+ */
+static void reuse_child(int ifindex, int dmabuf, unsigned int portid,
+			int in, int out)
+{
+	struct devmem_nl nl;
+	uint32_t id;
+	char c = 0;
+
+	if (devmem_nl_open_portid(&nl, portid) ||
+	    bind_q(&nl, ifindex, dmabuf, 1, &id))
+		_exit(2);
+	if (write(out, &c, 1) != 1 || read(in, &c, 1) != 1)
+		_exit(3);
+	devmem_nl_close(&nl);
+	_exit(0);
+}
+
+/*
+ * Bindings belong to the socket that made them, not to its port id. The
+ * port id of a closing socket is free again before its release unbinds
+ * what it owned: a socket that takes it at once and binds in that window
+ * must keep its binding. Each round, a child binds queue 1 from port id
+ * P and closes; the test takes P the moment it is free, binds queue 2,
+ * and after the child is gone finds queue 1 unbound and queue 2 still
+ * on its own binding. The window is a few microseconds: rounds that
+ * bind inside it are rare, the others check the same ownership.
+ */
+TEST_F(bind, port_id_reuse_keeps_new_owners_binding)
+{
+	unsigned int base = 0x40000000 | (getpid() & 0xffff) << 8;
+	int round, to_child[2], from_child[2], status;
+	uint32_t id = 0, busy = 0;
+	struct devmem_nl nl;
+	pid_t pid;
+	char c = 0;
+
+	for (round = 0; round < REUSE_ROUNDS; round++) {
+		ASSERT_EQ(0, pipe(to_child));
+		ASSERT_EQ(0, pipe(from_child));
+		pid = fork();
+		ASSERT_GE(pid, 0);
+		if (!pid)
+			reuse_child(self->ifindex, self->dmabuf, base + round,
+				    to_child[0], from_child[1]);
+		ASSERT_EQ(1, read(from_child[0], &c, 1));
+		ASSERT_EQ(1, write(to_child[1], &c, 1));
+		while (devmem_nl_open_portid(&nl, base + round) == -EADDRINUSE)
+			busy++;
+		ASSERT_EQ(0, bind_q(&nl, self->ifindex, self->dmabuf, 2, &id));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+
+		/* the child's binding went with its socket, ours stays */
+		EXPECT_EQ(0, queue_dmabuf(&self->nl, self->ifindex, 1));
+		EXPECT_EQ(id, queue_dmabuf(&self->nl, self->ifindex, 2))
+			TH_LOG("round %d: port id %#x lost its new binding",
+			       round, base + round);
+		devmem_nl_close(&nl);
+		EXPECT_EQ(0, queue_dmabuf(&self->nl, self->ifindex, 2));
+		close(to_child[0]);
+		close(to_child[1]);
+		close(from_child[0]);
+		close(from_child[1]);
+		if (!_metadata->passed)
+			break;
+	}
+	TH_LOG("%d rounds, the port id taken after %u refused tries", round,
+	       busy);
+}
+
 TEST_F(bind, several_queues_one_binding)
 {
 	const struct devmem_queue qs[] = {

@@ -196,6 +196,11 @@ int devmem_nl_family(struct devmem_nl *nl, const char *name, uint16_t *id,
 
 int devmem_nl_open(struct devmem_nl *nl)
 {
+	return devmem_nl_open_portid(nl, MNL_SOCKET_AUTOPID);
+}
+
+int devmem_nl_open_portid(struct devmem_nl *nl, unsigned int portid)
+{
 	int one = 1, ret;
 
 	memset(nl, 0, sizeof(*nl));
@@ -203,7 +208,7 @@ int devmem_nl_open(struct devmem_nl *nl)
 	nl->sock = mnl_socket_open(NETLINK_GENERIC);
 	if (!nl->sock)
 		return -errno;
-	if (mnl_socket_bind(nl->sock, 0, MNL_SOCKET_AUTOPID) < 0)
+	if (mnl_socket_bind(nl->sock, 0, portid) < 0)
 		goto err_close;
 	mnl_socket_setsockopt(nl->sock, NETLINK_EXT_ACK, &one, sizeof(one));
 	mnl_socket_setsockopt(nl->sock, NETLINK_CAP_ACK, &one, sizeof(one));

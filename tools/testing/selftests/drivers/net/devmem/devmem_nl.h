@@ -67,6 +67,8 @@ struct devmem_pool_info {
 
 /* All return 0 or -errno; on error nl->extack holds the kernel's message. */
 int devmem_nl_open(struct devmem_nl *nl);
+/* bound to @portid (-EADDRINUSE while another socket has it) */
+int devmem_nl_open_portid(struct devmem_nl *nl, unsigned int portid);
 void devmem_nl_close(struct devmem_nl *nl);
 int devmem_nl_family(struct devmem_nl *nl, const char *name, uint16_t *id,
 		     uint32_t *version, char mcgrps[][32], int max_mcgrps);
