@@ -16,8 +16,12 @@ OUT=$BUILD/series
 WT=$BUILD/series-wt
 VERIFY=$BUILD/series-verify
 
-g() { git -C "$1" -c "user.name=$(git -C "$REPO" config user.name)" \
-	 -c "user.email=$(git -C "$REPO" config user.email)" "${@:2}"; }
+# The committer: the repo's git identity, or (a fresh CI machine may have
+# none) the author of the patches, which is the same.
+author=$(sed -n 's/^From: //p' "$REPO/patches/$(grep -m1 '^[^#]' "$REPO/patches/series")")
+NAME=$(git -C "$REPO" config user.name || echo "${author% <*}")
+EMAIL=$(git -C "$REPO" config user.email || { e=${author##*<}; echo "${e%>}"; })
+g() { git -C "$1" -c "user.name=$NAME" -c "user.email=$EMAIL" "${@:2}"; }
 
 # Every new file must belong to a patch (several, when it grows across
 # them: see content_at).
