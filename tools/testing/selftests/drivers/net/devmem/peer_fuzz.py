@@ -64,9 +64,8 @@ class Conn:
         return TCP(sport=self.sport, dport=self.fz.dport, flags=flags,
                    seq=(self.isn + 1 + off) & 0xffffffff, **kw)
 
-    def seg(self, off, n, flags='PA', ipkw=None, tcpkw=None):
-        return (self.ip(**(ipkw or {})) / self.tcp(off, flags,
-                                                    **(tcpkw or {})) /
+    def seg(self, off, n, flags='PA', tcpkw=None):
+        return (self.ip() / self.tcp(off, flags, **(tcpkw or {})) /
                 Raw(pattern(off, n)))
 
     def open(self):
