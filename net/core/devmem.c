@@ -471,7 +471,12 @@ void net_devmem_unbind_dmabuf(struct net_devmem_dmabuf_binding *binding)
 		/* get_netdev_rx_queue_index() needs CONFIG_SYSFS on 6.1 */
 		rxq_idx = rxq - binding->dev->_rx;
 		err = netdev_rx_queue_restart(binding->dev, rxq_idx);
-		if (err)
+		if (err == -ENODEV)
+			/* the driver reconciles its queues on attach */
+			netdev_info(binding->dev,
+				    "RX queue %u unbound while detached, restarts on attach\n",
+				    rxq_idx);
+		else if (err)
 			netdev_err(binding->dev,
 				   "failed to restart RX queue %u after dmabuf unbind: %d\n",
 				   rxq_idx, err);

@@ -291,9 +291,15 @@ static struct net_device *netdev_nl_bind_dev(struct genl_info *info)
 
 	ifindex = nla_get_u32(info->attrs[NETDEV_A_DMABUF_IFINDEX]);
 	netdev = __dev_get_by_index(genl_info_net(info), ifindex);
-	if (!netdev || !netif_device_present(netdev)) {
+	if (!netdev) {
 		NL_SET_BAD_ATTR(info->extack,
 				info->attrs[NETDEV_A_DMABUF_IFINDEX]);
+		return NULL;
+	}
+	if (!netif_device_present(netdev)) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[NETDEV_A_DMABUF_IFINDEX],
+				    "device is detached (error recovery or sleep)");
 		return NULL;
 	}
 

@@ -22,9 +22,9 @@
  * the new params recorded: its queues pick them up on open.
  *
  * Context: RTNL held.
- * Return: 0, -EOPNOTSUPP if the driver cannot restart queues, -ENODATA if
- * the queue has a memory provider but the driver did not use it, or the
- * driver's error.
+ * Return: 0, -EOPNOTSUPP if the driver cannot restart queues, -ENODEV if
+ * the device is detached, -ENODATA if the queue has a memory provider but
+ * the driver did not use it, or the driver's error.
  */
 int netdev_rx_queue_restart(struct net_device *dev, unsigned int rxq_idx)
 {
@@ -43,6 +43,15 @@ int netdev_rx_queue_restart(struct net_device *dev, unsigned int rxq_idx)
 
 	if (!netif_running(dev))
 		return 0;
+
+	/* Detached: PCI error recovery or system sleep has the device down
+	 * with IFF_UP still set. Nothing may program it until it attaches
+	 * again; a driver that detaches then gives its queues the memory
+	 * their params ask for (e1000e_rx_pool_reconcile()). Drivers detach
+	 * and attach under RTNL, so this holds for the whole restart.
+	 */
+	if (!netif_device_present(dev))
+		return -ENODEV;
 
 	new_mem = kvzalloc(qops->ndo_queue_mem_size, GFP_KERNEL);
 	if (!new_mem)
