@@ -3,7 +3,7 @@
 
 H := harness
 
-.PHONY: help deps tree kernel tools checkpatch check check-full check-debug test vm quilt series demo bench clean
+.PHONY: help deps tree kernel tools checkpatch check check-full check-debug check-fleet test vm quilt series demo bench clean
 
 help:
 	@echo "make deps        install missing apt packages and virtme-ng (venv in build/)"
@@ -15,6 +15,8 @@ help:
 	@echo "                 bad-input tests again on a debug kernel (DEVMEM_DEBUG=0: skip)"
 	@echo "make check-full  make check with the long streams at 1 GiB (256 MiB in make check)"
 	@echo "make check-debug the whole suite on the debug kernel (KASAN, lockdep, kmemleak)"
+	@echo "make check-fleet the remote-peer tests on a kernel with Debian 12's networking"
+	@echo "                 options built in (netfilter, conntrack, tc, kTLS, MPTCP, ...)"
 	@echo "make vm          interactive shell in the VM on the built kernel"
 	@echo "make quilt       shell in build/quilt to edit patches/ with quilt"
 	@echo "make series      git format-patch series in build/series, verified with git am"
@@ -47,6 +49,12 @@ check-full: tools
 # harness/debug.sh builds it and runs the whole suite on it.
 check-debug: tree
 	@$(H)/debug.sh all
+
+# The fleet's kernel: Debian 12's networking options built in
+# (build/obj-fleet); harness/fleet.sh builds it and runs
+# harness/data/fleet-subset on it.
+check-fleet: tools
+	@$(H)/fleet.sh
 
 test: check
 

@@ -39,6 +39,16 @@ elif [ "$VARIANT" = p2p ]; then
 	FRAGMENT=$REPO/config/devmem.config
 	LOCALVERSION=-devmem
 	export VM_P2P=1
+elif [ "$VARIANT" = fleet ]; then
+	# the networking options of Debian 12's own 6.1 config, built in
+	# (harness/fleet-config.sh writes the fragment), with the default
+	# variant's kselftests: netfilter, bridge, tc, kTLS, ESP, MPTCP and
+	# openvswitch beside a live devmem flow (harness/fleet.sh)
+	OBJ=$BUILD/obj-fleet
+	LOGS=$BUILD/logs-fleet
+	KST=$BUILD/kselftest
+	FRAGMENT="$REPO/config/devmem.config $BUILD/fleet.config"
+	LOCALVERSION=-devmem-fleet
 elif [ "$VARIANT" = noinet ]; then
 	# built, never booted: the devmem core and SO_DEVMEM_DONTNEED
 	# without CONFIG_INET (harness/build-noinet.sh)

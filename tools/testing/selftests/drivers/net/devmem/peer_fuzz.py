@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Remote-peer fuzzer of a devmem flow, run in the peer's namespace.
 
