@@ -17,10 +17,6 @@ if [ "$VARIANT" = debug ]; then
 	KST=$BUILD/kselftest-debug
 	FRAGMENT="$REPO/config/devmem.config $REPO/config/debug.config"
 	LOCALVERSION=-devmem-debug
-	# booted with the PCIe switch and its BAR memory, for p2p_rx.sh's
-	# lifetimes (hot-remove, error recovery); the first two e1000e
-	# ports, which the other tests use, stay where they are
-	export VM_P2P=1
 elif [ "$VARIANT" = iommu ]; then
 	# the kernel and kselftests of the default variant, booted with the
 	# e1000e ports behind an emulated Intel IOMMU (harness/vm.sh)

@@ -240,8 +240,8 @@ ktap_check "after the rescan, the BAR binds again" bar_free
 # (e1000_io_error_detected() detaches it and disables the PCI function)
 # and brings it back up (e1000_io_resume()). A receiver holds a binding;
 # once recovery has the port detached, the receiver is killed (its
-# unbind comes while detached) and a bind is tried: refused with ENODEV
-# and the extack. The unbind programs nothing, and the port comes back
+# unbind comes while detached) and, at the same time, a bind is tried:
+# refused with ENODEV and the extack. The unbind programs nothing, and the port comes back
 # on host memory, with no binding left alive by its pool. Without the
 # core check that unbind programmed the port in the middle of its
 # recovery (receives and interrupts on while the driver held it down, a
@@ -287,10 +287,13 @@ aer_case()
 			[ "$(cat "/sys/bus/pci/devices/$bdf/enable")" = 0 ] && break
 			sleep 0.01
 		done
+		# both race the end of the window: start them together
+		./ncdevmem -f "$NEAR" --bind-only --memory p2p \
+			--size $((4 << 20)) > "$TMP/aer.bind" 2>&1 &
 		kill -9 $pid
 		wait $pid 2> /dev/null
-		out=$(./ncdevmem -f "$NEAR" --bind-only --memory p2p \
-		      --size $((4 << 20)) 2>&1)
+		wait $!
+		out=$(cat "$TMP/aer.bind")
 		case $out in
 		"bind-rx: $want")	refused=$((refused + 1)) ;;
 		"bind size_bytes="*)	;;
