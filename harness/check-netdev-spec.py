@@ -70,10 +70,12 @@ for op in spec['operations']['list']:
     got = policy_attrs(ops[cmd]) if ops[cmd] else set()
     if got != want:
         errors.append(f'{cmd}: policy {ops[cmd]} has {sorted(got or [])}, spec requests {sorted(want)}')
-    admin = 'admin-perm' in op.get('flags', [])
-    has_admin = re.search(cmd + r',[^}]*GENL_ADMIN_PERM', genl, re.S) is not None
-    if admin != has_admin:
-        errors.append(f'{cmd}: admin-perm in spec {admin}, in kernel {has_admin}')
+    for flag, cflag in (('admin-perm', 'GENL_ADMIN_PERM'),
+                        ('uns-admin-perm', 'GENL_UNS_ADMIN_PERM')):
+        want_flag = flag in op.get('flags', [])
+        has_flag = re.search(cmd + r',[^}]*\b' + cflag + r'\b', genl, re.S) is not None
+        if want_flag != has_flag:
+            errors.append(f'{cmd}: {flag} in spec {want_flag}, in kernel {has_flag}')
 for cmd in ops:
     if cmd not in {cname('NETDEV_CMD', o['name']) for o in spec['operations']['list']}:
         errors.append(f'{cmd}: implemented but not in the spec')

@@ -72,14 +72,13 @@ static const struct genl_ops netdev_nl_ops[] = {
 		.doit		= netdev_nl_bind_rx_doit,
 		.policy		= netdev_bind_rx_nl_policy,
 		.maxattr	= NETDEV_A_DMABUF_RX_PAGE_SIZE,
-		.flags		= GENL_ADMIN_PERM,
+		.flags		= GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd		= NETDEV_CMD_BIND_TX,
 		.doit		= netdev_nl_bind_tx_doit,
 		.policy		= netdev_bind_tx_nl_policy,
 		.maxattr	= NETDEV_A_DMABUF_FD,
-		.flags		= GENL_ADMIN_PERM,
 	},
 };
 

@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <sys/wait.h>
+#include <net/if.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/if_link.h>
 #include <linux/if_xdp.h>
@@ -601,6 +602,56 @@ TEST_F(bind, requires_cap_net_admin)
 TEST_F(bind, requires_cap_net_admin_of_init_userns)
 {
 	EXPECT_EQ(0, unprivileged_bind(self->ifindex, self->dmabuf, true));
+}
+
+/*
+ * A container: an unprivileged process makes its own user and network
+ * namespace, the port is moved into it, and there bind-rx succeeds with
+ * the capabilities of that user namespace alone (GENL_UNS_ADMIN_PERM).
+ * The child exits 0 on success, 100 + errno on a failed bind.
+ */
+static int bind_in_container(const char *ifname, int dmabuf, int ready,
+			     int go)
+{
+	struct devmem_nl nl;
+	uint32_t id = 0;
+	int ifindex, err;
+	char c;
+
+	if (setresuid(65534, 65534, 65534) ||
+	    unshare(CLONE_NEWUSER | CLONE_NEWNET) || write(ready, "u", 1) != 1 ||
+	    read(go, &c, 1) != 1)
+		return 2;
+	ifindex = if_nametoindex(ifname);
+	if (!ifindex || link_set_up(NULL, ifindex) || devmem_nl_open(&nl))
+		return 3;
+	err = bind_q(&nl, ifindex, dmabuf, 1, &id);
+	if (err)
+		return 100 + (-err & 0x7f);
+	return id ? 0 : 4;
+}
+
+TEST_F(bind, binds_in_own_user_and_network_namespace)
+{
+	int ready[2], go[2], status;
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		_exit(bind_in_container(self->ifname, self->dmabuf, ready[1],
+					go[0]));
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ(0, run("ip link set dev %s netns %d", self->ifname, pid));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("child: %d (100 + errno: the bind failed)",
+		       WEXITSTATUS(status));
 }
 
 TEST_F(bind, deleting_bound_device_then_closing_socket)

@@ -427,26 +427,38 @@ static int page_pools_now(struct devmem_pool_info *pools, int max)
 
 #define MAX_POOLS	1024
 
-int devmem_nl_unprivileged(int (*fn)(struct devmem_nl *nl, void *arg),
-			   void *arg, bool userns)
+int devmem_nl_as_nobody(int (*fn)(struct devmem_nl *nl, void *arg),
+			void *arg, bool userns)
 {
-	int status;
+	int status, ret;
 	pid_t pid;
 
 	pid = fork();
 	if (pid < 0)
-		return -1;
+		return -ECHILD;
 	if (!pid) {
 		struct devmem_nl nl;
 
 		if (devmem_nl_open(&nl) || setresuid(65534, 65534, 65534) ||
 		    (userns && unshare(CLONE_NEWUSER)))
-			_exit(2);
-		_exit(fn(&nl, arg) == -EPERM ? 0 : 1);
+			_exit(255);
+		ret = fn(&nl, arg);
+		_exit(ret < 0 ? -ret & 0x7f : 0);
 	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) == 255)
+		return -ECHILD;
+	return -WEXITSTATUS(status);
+}
+
+int devmem_nl_unprivileged(int (*fn)(struct devmem_nl *nl, void *arg),
+			   void *arg, bool userns)
+{
+	int ret = devmem_nl_as_nobody(fn, arg, userns);
+
+	if (ret == -ECHILD)
+		return 2;
+	return ret == -EPERM ? 0 : 1;
 }
 
 int devmem_bindings_live(void)

@@ -105,8 +105,12 @@ int devmem_dev_get(struct devmem_nl *nl, uint32_t ifindex);
 /*
  * @fn on a socket opened as root, called after the process dropped root
  * (and, with @userns, got every capability back in a new user namespace
- * only), in a child: 0 if @fn returned -EPERM, else 1 (2: setup failed).
+ * only), in a child: what @fn returned (0 or -errno), -ECHILD if the child
+ * could not be set up.
  */
+int devmem_nl_as_nobody(int (*fn)(struct devmem_nl *nl, void *arg),
+			void *arg, bool userns);
+/* The same: 0 if @fn returned -EPERM, else 1 (2: setup failed). */
 int devmem_nl_unprivileged(int (*fn)(struct devmem_nl *nl, void *arg),
 			   void *arg, bool userns);
 int devmem_bindings_live(void);
