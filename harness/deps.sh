@@ -50,6 +50,21 @@ else
 	say "apt: all packages present (linux-source-6.1 $have_src)"
 fi
 
+# Debian's own config of the same 6.1: make check-fleet takes its
+# networking options (harness/fleet-config.sh)
+src_now=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)
+have_cfg=$(dpkg-query -W -f='${Version}' linux-config-6.1 2>/dev/null || true)
+if [ -n "$src_now" ] && [ "$have_cfg" != "$src_now" ]; then
+	if [ "$(id -u)" != 0 ]; then
+		warn "linux-config-6.1 $src_now missing (make check-fleet): apt-get install linux-config-6.1=$src_now"
+	elif ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends "linux-config-6.1=$src_now" > /dev/null; then
+		warn "linux-config-6.1 $src_now is not in the archive: make check-fleet cannot run"
+	else
+		say "apt: linux-config-6.1 $src_now"
+	fi
+fi
+
 if [ ! -x "$VENV/bin/vng" ] || ! "$VENV/bin/vng" --version 2>/dev/null | grep -q "$VNG_VERSION"; then
 	say "pip: installing virtme-ng==$VNG_VERSION into $VENV"
 	mkdir -p "$BUILD"
