@@ -65,7 +65,7 @@ make -s -C "$SRC" O="$obj" olddefconfig > /dev/null
 grep -vFxf "$obj/.config" "$tmp/wanted" | while read -r line; do
 	opt=${line%=y}
 	dep=$(cd "$SRC" && grep -A8 "^\(menu\)\?config ${opt#CONFIG_}$" $kconfigs |
-	      sed -n 's/^[^:-]*[:-]\s*depends on //p' | head -n 1)
+	      sed -n 's/^[^:-]*[:-]\s*depends on //p' | head -n 1) || true
 	if [ -z "$dep" ]; then
 		echo "$opt	no prompt: only selected, by options outside net/"
 	else
