@@ -1299,7 +1299,7 @@ static void fuzz_report(FILE *f, struct fuzz_conn *conns, int nconn,
  * token goes back, the ICMP errors quote no stale bytes, and the frames
  * were split into device memory (or this tested only the copy path).
  */
-TEST_F_TIMEOUT(peer, remote_fuzzer, 300)
+TEST_F_TIMEOUT(peer, remote_fuzzer, 600)
 {
 	struct fuzz_conn conns[FUZZ_CONNS] = {};
 	uint64_t bytes = 0, devmem = 0, bad = 0;
