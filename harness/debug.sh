@@ -7,9 +7,11 @@
 # The 1 GiB streams are cut there: receive to DEVMEM_LONG_MIB (default
 # 128), send to DEVMEM_TX_LONG_MIB (default 16; its lifetime cases are
 # what the debug kernel is for); the fuzzer sends FUZZ_NL_MSGS (default
-# 50,000 there, 100,000 on the plain kernel) netlink messages. In the
-# subset, e1000e_rx.sh leaves the streams that only vary sizes and senders
-# to the plain kernel (DEVMEM_E1000E_STREAMS=0) and keeps its lifetimes.
+# 20,000 there, 100,000 on the plain kernel) netlink messages, the remote
+# peer's fuzzer plays PEER_FUZZ_ROUNDS connections (2 there, 4 on the
+# plain kernel). In the subset, e1000e_rx.sh and devmem_tx.sh leave the
+# streams that only vary sizes, families and senders to the plain kernel
+# (DEVMEM_STREAMS=0) and keep their lifetimes.
 # lib.sh derives the object, kselftest and log paths from VARIANT
 export VARIANT=debug
 . "$(dirname "$0")/lib.sh"
@@ -18,7 +20,7 @@ H=$REPO/harness
 args=
 if [ "${1:-subset}" = subset ]; then
 	args=$(grep -v '^#' "$REPO/harness/data/debug-subset" | sed 's/^/-t /' | xargs)
-	export DEVMEM_E1000E_STREAMS=${DEVMEM_E1000E_STREAMS:-0}
+	export DEVMEM_STREAMS=${DEVMEM_STREAMS:-0}
 fi
 mkdir -p "$LOGS"
 if ! "$H/kernel.sh" || ! "$H/tools.sh"; then
@@ -28,4 +30,5 @@ fi
 CHECK_LABEL="debug kernel" KSELFTEST_ARGS="$args" \
 	DEVMEM_LONG_MIB=${DEVMEM_LONG_MIB:-128} \
 	DEVMEM_TX_LONG_MIB=${DEVMEM_TX_LONG_MIB:-16} \
-	FUZZ_NL_MSGS=${FUZZ_NL_MSGS:-50000} "$H/run-kselftests.sh"
+	FUZZ_NL_MSGS=${FUZZ_NL_MSGS:-20000} \
+	PEER_FUZZ_ROUNDS=${PEER_FUZZ_ROUNDS:-2} "$H/run-kselftests.sh"

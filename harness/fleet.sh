@@ -20,4 +20,4 @@ fi
 args=$(grep -v '^#' "$REPO/harness/data/fleet-subset" | sed 's/^/-t /' | xargs)
 export VM_P2P=1
 CHECK_LABEL="fleet kernel (Debian 12 networking options)" \
-	KSELFTEST_ARGS="$args" DEVMEM_E1000E_STREAMS=0 "$H/run-kselftests.sh"
+	KSELFTEST_ARGS="$args" DEVMEM_STREAMS=0 "$H/run-kselftests.sh"

@@ -44,7 +44,8 @@ guest_env=
 [ -n "${DEVMEM_LONG_MIB:-}" ] && guest_env="DEVMEM_LONG_MIB=$DEVMEM_LONG_MIB"
 [ -n "${DEVMEM_TX_LONG_MIB:-}" ] && guest_env+=" DEVMEM_TX_LONG_MIB=$DEVMEM_TX_LONG_MIB"
 [ -n "${FUZZ_NL_MSGS:-}" ] && guest_env+=" FUZZ_NL_MSGS=$FUZZ_NL_MSGS"
-[ -n "${DEVMEM_E1000E_STREAMS:-}" ] && guest_env+=" DEVMEM_E1000E_STREAMS=$DEVMEM_E1000E_STREAMS"
+[ -n "${PEER_FUZZ_ROUNDS:-}" ] && guest_env+=" PEER_FUZZ_ROUNDS=$PEER_FUZZ_ROUNDS"
+[ -n "${DEVMEM_STREAMS:-}" ] && guest_env+=" DEVMEM_STREAMS=$DEVMEM_STREAMS"
 [ "${VM_IOMMU:-0}" = 1 ] && guest_env+=" DEVMEM_E1000E_IOMMU=1"
 timeout --kill-after=15 "$VM_TIMEOUT" "$REPO/harness/vm.sh" --exec \
 	"env $guest_env $REPO/harness/guest-run.sh $KST $LOGS ${KSELFTEST_ARGS:-}" \

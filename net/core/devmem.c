@@ -350,21 +350,20 @@ err_put_dmabuf:
 	return ERR_PTR(err);
 }
 
-/* Whether the driver can split headers into host memory right now. */
+/* Header split as the user configured it (dev->cfg), not as the driver
+ * happens to do it now: "auto" is refused even where the driver splits,
+ * and every payload byte must go to the payload buffers (hds-thresh 0).
+ * The driver cannot take either back while a queue is bound.
+ */
 static int net_devmem_check_header_split(struct net_device *dev,
 					 struct netlink_ext_ack *extack)
 {
-	struct kernel_ethtool_ringparam kring = {};
-	struct ethtool_ringparam ring = {};
-
-	if (!dev->ethtool_ops || !dev->ethtool_ops->get_ringparam) {
-		NL_SET_ERR_MSG(extack, "Device does not report tcp-data-split");
-		return -EOPNOTSUPP;
-	}
-
-	dev->ethtool_ops->get_ringparam(dev, &ring, &kring, extack);
-	if (kring.tcp_data_split != ETHTOOL_TCP_DATA_SPLIT_ENABLED) {
+	if (dev->cfg->hds_config != ETHTOOL_TCP_DATA_SPLIT_ENABLED) {
 		NL_SET_ERR_MSG(extack, "tcp-data-split is disabled");
+		return -EINVAL;
+	}
+	if (dev->cfg->hds_thresh) {
+		NL_SET_ERR_MSG(extack, "hds-thresh is not zero");
 		return -EINVAL;
 	}
 

@@ -88,6 +88,8 @@ static void hdsim_get_ringparam(struct net_device *dev,
 	ring->tx_pending = port->tx_ring_size;
 	kring->tcp_data_split = port->hds ? ETHTOOL_TCP_DATA_SPLIT_ENABLED :
 					    ETHTOOL_TCP_DATA_SPLIT_DISABLED;
+	kring->hds_thresh = port->hds_thresh;
+	kring->hds_thresh_max = HDSIM_HDS_THRESH_MAX;
 }
 
 static int hdsim_set_ringparam(struct net_device *dev,
@@ -110,11 +112,13 @@ static int hdsim_set_ringparam(struct net_device *dev,
 	WRITE_ONCE(port->rx_ring_size, ring->rx_pending);
 	port->tx_ring_size = ring->tx_pending;
 
-	/* UNKNOWN (0) means "leave as is"; new queues pick the mode up */
-	if (kring->tcp_data_split == ETHTOOL_TCP_DATA_SPLIT_ENABLED)
-		WRITE_ONCE(port->hds, true);
-	else if (kring->tcp_data_split == ETHTOOL_TCP_DATA_SPLIT_DISABLED)
-		WRITE_ONCE(port->hds, false);
+	/* The core hands over the user's setting: UNKNOWN ("auto") is
+	 * hdsim's default, no split. New queues pick the mode up; the
+	 * threshold applies from the next frame.
+	 */
+	WRITE_ONCE(port->hds,
+		   kring->tcp_data_split == ETHTOOL_TCP_DATA_SPLIT_ENABLED);
+	WRITE_ONCE(port->hds_thresh, kring->hds_thresh);
 	return 0;
 }
 
@@ -377,7 +381,8 @@ static void hdsim_get_ethtool_stats(struct net_device *dev,
 }
 
 const struct ethtool_ops hdsim_ethtool_ops = {
-	.supported_ring_params	= ETHTOOL_RING_USE_TCP_DATA_SPLIT,
+	.supported_ring_params	= ETHTOOL_RING_USE_TCP_DATA_SPLIT |
+				  ETHTOOL_RING_USE_HDS_THRS,
 	.get_drvinfo		= hdsim_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
 	.get_channels		= hdsim_get_channels,

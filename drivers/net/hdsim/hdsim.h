@@ -37,6 +37,8 @@
 /* header buffer: headroom + headers + skb_shared_info */
 #define HDSIM_HDR_BUF_SIZE	1024
 #define HDSIM_HDR_MAX		256
+/* hds-thresh: payloads shorter than it stay with the headers */
+#define HDSIM_HDS_THRESH_MAX	1024
 /* largest payload buffer a memory provider may give a queue */
 #define HDSIM_RX_BUF_MAX	SZ_2M
 
@@ -123,6 +125,7 @@ struct hdsim_port {
 	u32 rx_ring_size;	/* RTNL */
 	u32 tx_ring_size;	/* RTNL */
 	bool hds;		/* tcp-data-split; RTNL, read locklessly */
+	u32 hds_thresh;		/* RTNL, read locklessly */
 
 	/* steering, read on the sender's TX path */
 	spinlock_t steer_lock;

@@ -339,7 +339,9 @@ static void hdsim_rx_one(struct hdsim_rq *rq, struct sk_buff *src)
 		csum_ok = true;
 	}
 
-	split = parsed && READ_ONCE(port->hds);
+	/* payloads shorter than hds-thresh stay with the headers */
+	split = parsed && READ_ONCE(port->hds) &&
+		src->len - h.len >= READ_ONCE(port->hds_thresh);
 
 	/* Packing (rx-gro-hw): the frame may join the open aggregate. */
 	if (split && port->netdev->features & NETIF_F_GRO_HW) {

@@ -367,6 +367,54 @@ TEST_F(bind, rejects_header_split_off)
 	EXPECT_EQ(0, devmem_bindings_live());
 }
 
+/* "auto" is refused even where a driver would split: upstream checks the
+ * setting, not the driver's current state
+ */
+TEST_F(bind, rejects_header_split_auto)
+{
+	ASSERT_EQ(0, ethtool_set_hds_mode(&self->nl, self->ifindex,
+					  ETHTOOL_TCP_DATA_SPLIT_UNKNOWN));
+	EXPECT_EQ(-EINVAL, devmem_bind_rx(&self->nl, self->ifindex,
+					  self->dmabuf, rxq1, 1, NULL));
+	EXPECT_STREQ("tcp-data-split is disabled", self->nl.extack);
+	EXPECT_EQ(0, devmem_bindings_live());
+}
+
+TEST_F(bind, rejects_nonzero_hds_thresh)
+{
+	uint32_t thresh = ~0U, max = 0;
+
+	ASSERT_EQ(0, ethtool_get_hds_thresh(&self->nl, self->ifindex, &thresh,
+					    &max));
+	EXPECT_EQ(0, thresh);
+	EXPECT_EQ(1024, max);
+	ASSERT_EQ(0, ethtool_set_hds_thresh(&self->nl, self->ifindex, 1));
+	ASSERT_EQ(0, ethtool_get_hds_thresh(&self->nl, self->ifindex, &thresh,
+					    &max));
+	EXPECT_EQ(1, thresh);
+	EXPECT_EQ(-EINVAL, devmem_bind_rx(&self->nl, self->ifindex,
+					  self->dmabuf, rxq1, 1, NULL));
+	EXPECT_STREQ("hds-thresh is not zero", self->nl.extack);
+	EXPECT_EQ(0, devmem_bindings_live());
+
+	ASSERT_EQ(0, ethtool_set_hds_thresh(&self->nl, self->ifindex, 0));
+	EXPECT_EQ(0, bind_q(&self->nl, self->ifindex, self->dmabuf, 1, NULL));
+}
+
+TEST_F(bind, rejects_hds_thresh_above_its_maximum)
+{
+	uint32_t thresh = ~0U, max = 0;
+
+	EXPECT_EQ(-ERANGE, ethtool_set_hds_thresh(&self->nl, self->ifindex,
+						  1025));
+	EXPECT_STREQ("hds-thresh exceeds the device's maximum",
+		     self->nl.extack);
+	ASSERT_EQ(0, ethtool_get_hds_thresh(&self->nl, self->ifindex, &thresh,
+					    &max));
+	EXPECT_EQ(0, thresh);
+	EXPECT_EQ(0, ethtool_set_hds_thresh(&self->nl, self->ifindex, 1024));
+}
+
 TEST_F(bind, rejects_driver_that_ignores_the_provider)
 {
 	char path[128];
@@ -404,6 +452,8 @@ TEST_F(bind, rejects_device_without_queue_restart_or_split)
 	/* nor can it split headers: tcp-data-split on is refused */
 	EXPECT_EQ(-EOPNOTSUPP, ethtool_set_hds(&self->nl, ifindex, true));
 	EXPECT_STREQ("setting tcp-data-split not supported", self->nl.extack);
+	EXPECT_EQ(-EOPNOTSUPP, ethtool_set_hds_thresh(&self->nl, ifindex, 0));
+	EXPECT_STREQ("setting hds-thresh is not supported", self->nl.extack);
 	write_file("/sys/bus/netdevsim/del_device", "%u", self->dev_id);
 }
 
@@ -515,6 +565,29 @@ TEST_F(bind, refuses_header_split_off_while_bound)
 	EXPECT_EQ(-EINVAL, ethtool_set_hds(&self->nl, self->ifindex, false));
 	EXPECT_STREQ("can't disable tcp-data-split while device has memory provider enabled",
 		     self->nl.extack);
+	ASSERT_EQ(0, ethtool_get_hds(&self->nl, self->ifindex, &hds));
+	EXPECT_EQ(ETHTOOL_TCP_DATA_SPLIT_ENABLED, hds);
+}
+
+TEST_F(bind, refuses_auto_and_hds_thresh_while_bound)
+{
+	uint32_t thresh = ~0U, max = 0;
+	int hds = 0;
+
+	ASSERT_EQ(0, bind_q(&self->nl, self->ifindex, self->dmabuf, 1, NULL));
+	EXPECT_EQ(-EINVAL,
+		  ethtool_set_hds_mode(&self->nl, self->ifindex,
+				       ETHTOOL_TCP_DATA_SPLIT_UNKNOWN));
+	EXPECT_STREQ("can't disable tcp-data-split while device has memory provider enabled",
+		     self->nl.extack);
+	EXPECT_EQ(-EINVAL, ethtool_set_hds_thresh(&self->nl, self->ifindex, 1));
+	EXPECT_STREQ("can't set non-zero hds_thresh while device is memory provider enabled",
+		     self->nl.extack);
+	ASSERT_EQ(0, ethtool_get_hds_thresh(&self->nl, self->ifindex, &thresh,
+					    &max));
+	EXPECT_EQ(0, thresh);
+	/* a SET that names neither keeps the user's split: allowed */
+	EXPECT_EQ(0, run("ethtool -G %s rx 512", self->ifname));
 	ASSERT_EQ(0, ethtool_get_hds(&self->nl, self->ifindex, &hds));
 	EXPECT_EQ(ETHTOOL_TCP_DATA_SPLIT_ENABLED, hds);
 }

@@ -21,6 +21,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "devmem_nl.h"
 
@@ -33,6 +35,21 @@
 #undef TEST_TIMEOUT_DEFAULT
 #define TEST_TIMEOUT_DEFAULT 60
 #endif
+
+/*
+ * DEVMEM_ONLY=<test name> runs one test of a program (6.1's harness has no
+ * test selection): in FIXTURE_SETUP, before any setup, the others skip.
+ * 6.1's harness runs the test body after a SKIP in setup; jumping back to
+ * the wrapper's setjmp() skips the body, and the teardown with it.
+ */
+#define DEVMEM_ONLY_SKIP()						\
+	do {								\
+		const char *__only = getenv("DEVMEM_ONLY");		\
+									\
+		if (__only && strcmp(__only, _metadata->name))		\
+			SKIP(longjmp(_metadata->env, 1),		\
+			     "DEVMEM_ONLY=%s", __only);			\
+	} while (0)
 
 struct devmem_env_cfg {
 	const char *name;	/* namespaces are "<name>-<dev_id>[-*]" */

@@ -39,6 +39,14 @@
 #define HDSIM_SYS	"/sys/bus/hdsim"
 #define DEVMEM_DEBUGFS	"/sys/kernel/debug/devmem"
 
+/* A count from the environment (bounded test sizes), or @def. */
+static inline unsigned int env_uint(const char *name, unsigned int def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoul(v, NULL, 0) : def;
+}
+
 static inline int write_file(const char *path, const char *fmt, ...)
 {
 	char buf[256];

@@ -524,16 +524,24 @@ static int u8_attr_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-int ethtool_get_hds(struct devmem_nl *nl, uint32_t ifindex, int *hds)
+/* ETHTOOL_MSG_RINGS_GET, the reply to @cb */
+static int rings_get(struct devmem_nl *nl, uint32_t ifindex, mnl_cb_t cb,
+		     void *data)
 {
-	int want[2] = { ETHTOOL_A_RINGS_TCP_DATA_SPLIT, 0 };
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh;
-	int ret;
 
 	nlh = genl_start(nl, buf, nl->ethtool_family, ETHTOOL_MSG_RINGS_GET, 0);
 	put_ethtool_header(nlh, ETHTOOL_A_RINGS_HEADER, ifindex);
-	ret = transact(nl, nlh, u8_attr_cb, want);
+	return transact(nl, nlh, cb, data);
+}
+
+int ethtool_get_hds(struct devmem_nl *nl, uint32_t ifindex, int *hds)
+{
+	int want[2] = { ETHTOOL_A_RINGS_TCP_DATA_SPLIT, 0 };
+	int ret;
+
+	ret = rings_get(nl, ifindex, u8_attr_cb, want);
 	if (!ret)
 		*hds = want[1];
 	return ret;
@@ -555,6 +563,48 @@ int ethtool_set_hds(struct devmem_nl *nl, uint32_t ifindex, bool on)
 	return ethtool_set_hds_mode(nl, ifindex,
 				    on ? ETHTOOL_TCP_DATA_SPLIT_ENABLED :
 					 ETHTOOL_TCP_DATA_SPLIT_DISABLED);
+}
+
+static int hds_thresh_cb(const struct nlmsghdr *nlh, void *data)
+{
+	int64_t *v = data;	/* thresh, max: -1 until seen */
+	const struct nlattr *attr;
+
+	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(attr) == ETHTOOL_A_RINGS_HDS_THRESH)
+			v[0] = mnl_attr_get_u32(attr);
+		if (mnl_attr_get_type(attr) == ETHTOOL_A_RINGS_HDS_THRESH_MAX)
+			v[1] = mnl_attr_get_u32(attr);
+	}
+	return MNL_CB_OK;
+}
+
+int ethtool_get_hds_thresh(struct devmem_nl *nl, uint32_t ifindex,
+			   uint32_t *thresh, uint32_t *max)
+{
+	int64_t v[2] = { -1, -1 };
+	int ret;
+
+	ret = rings_get(nl, ifindex, hds_thresh_cb, v);
+	if (ret)
+		return ret;
+	if (v[0] < 0 || v[1] < 0)
+		return -EOPNOTSUPP;
+	*thresh = v[0];
+	*max = v[1];
+	return 0;
+}
+
+int ethtool_set_hds_thresh(struct devmem_nl *nl, uint32_t ifindex,
+			   uint32_t thresh)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+
+	nlh = genl_start(nl, buf, nl->ethtool_family, ETHTOOL_MSG_RINGS_SET, 0);
+	put_ethtool_header(nlh, ETHTOOL_A_RINGS_HEADER, ifindex);
+	mnl_attr_put_u32(nlh, ETHTOOL_A_RINGS_HDS_THRESH, thresh);
+	return transact(nl, nlh, NULL, NULL);
 }
 
 int ethtool_set_channels(struct devmem_nl *nl, uint32_t ifindex,

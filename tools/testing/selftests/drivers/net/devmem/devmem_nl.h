@@ -121,6 +121,11 @@ int ethtool_get_hds(struct devmem_nl *nl, uint32_t ifindex, int *hds);
 int ethtool_set_hds(struct devmem_nl *nl, uint32_t ifindex, bool on);
 /* ETHTOOL_TCP_DATA_SPLIT_*: UNKNOWN asks for the driver's default rule */
 int ethtool_set_hds_mode(struct devmem_nl *nl, uint32_t ifindex, uint8_t mode);
+/* hds-thresh and its maximum (-EOPNOTSUPP: the device reports none) */
+int ethtool_get_hds_thresh(struct devmem_nl *nl, uint32_t ifindex,
+			   uint32_t *thresh, uint32_t *max);
+int ethtool_set_hds_thresh(struct devmem_nl *nl, uint32_t ifindex,
+			   uint32_t thresh);
 int ethtool_set_channels(struct devmem_nl *nl, uint32_t ifindex,
 			 uint32_t combined);
 int ethtool_get_channels(struct devmem_nl *nl, uint32_t ifindex,

@@ -25,26 +25,14 @@ static inline uint8_t pattern_at(uint64_t off)
 	return v == 7 ? '\n' : v;
 }
 
-/* Fork a sender in namespace @ns: connect to @addr:@port, send @bytes of
- * the pattern in writes of @chunk bytes (at most 1 MiB), close. Returns
- * its pid.
+/* In a forked sender: enter namespace @ns and connect to @addr:@port.
+ * Returns the socket; exits the child (2, 3) if it cannot.
  */
-static inline pid_t sender_to_chunks(const char *ns, const char *addr,
-				     int port, size_t bytes, size_t chunk)
+static inline int sender_connect(const char *ns, const char *addr, int port)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
-	static char buf[1 << 20];
-	size_t off = 0, i;
 	char path[64];
-	pid_t pid;
 	int fd, nsfd;
-
-	if (chunk > sizeof(buf))
-		chunk = sizeof(buf);
-
-	pid = fork();
-	if (pid)
-		return pid;
 
 	/* Drop inherited descriptors: a copy of a netlink socket here would
 	 * keep its bindings alive for as long as we send.
@@ -60,6 +48,29 @@ static inline pid_t sender_to_chunks(const char *ns, const char *addr,
 	inet_pton(AF_INET, addr, &sa.sin_addr);
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
 		_exit(3);
+	return fd;
+}
+
+/* Fork a sender in namespace @ns: connect to @addr:@port, send @bytes of
+ * the pattern in writes of @chunk bytes (at most 1 MiB), close. Returns
+ * its pid.
+ */
+static inline pid_t sender_to_chunks(const char *ns, const char *addr,
+				     int port, size_t bytes, size_t chunk)
+{
+	static char buf[1 << 20];
+	size_t off = 0, i;
+	pid_t pid;
+	int fd;
+
+	if (chunk > sizeof(buf))
+		chunk = sizeof(buf);
+
+	pid = fork();
+	if (pid)
+		return pid;
+
+	fd = sender_connect(ns, addr, port);
 	while (off < bytes) {
 		size_t n = bytes - off < chunk ? bytes - off : chunk;
 

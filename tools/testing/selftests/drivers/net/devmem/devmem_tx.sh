@@ -49,12 +49,12 @@ tx_delete()
 
 ktap_check "ipv4: 4 MiB to socat, fetched from device memory" \
 	tx_case v4 192.0.2.2 "$TMP/random"
-ktap_check "ipv6: 4 MiB to socat, fetched from device memory" \
+stream_check "ipv6: 4 MiB to socat, fetched from device memory" \
 	tx_case v6 2001:db8:7::2 "$TMP/random"
 
 # upstream's check_tx_chunks: every iovec 3 bytes long
 seq 1 20000 > "$TMP/lines"
-ktap_check "chunked: 3-byte iovecs (-z 3)" \
+stream_check "chunked: 3-byte iovecs (-z 3)" \
 	tx_case v4 192.0.2.2 "$TMP/lines" -z 3
 
 # streaming: DEVMEM_TX_LONG_MIB (default 1024)
@@ -65,7 +65,7 @@ ktap_check "$LONG_MIB MiB streamed through a 1 MiB dmabuf, sha256" \
 # device memory to device memory: ncdevmem TX into ncdevmem RX, one way
 # and back (hdsim ports both opt in)
 yes "$PATTERN" | head -c $((8 << 20)) > "$TMP/stream8"
-ktap_check "device memory to device memory: host end to peer, 8 MiB" \
+stream_check "device memory to device memory: host end to peer, 8 MiB" \
 	d2d "" "$IF" "ip netns exec $NS" "$PEER" 192.0.2.2
 ktap_check "device memory to device memory: peer to host end, 8 MiB" \
 	d2d "ip netns exec $NS" "$PEER" "" "$IF" 192.0.2.1

@@ -49,13 +49,13 @@ tx_delete()
 
 ktap_check "ipv4: 4 MiB to socat, TSO by the device" \
 	tx_case v4 203.0.113.2 "$TMP/random"
-ktap_check "ipv6: 4 MiB to socat, TSO by the device" \
+stream_check "ipv6: 4 MiB to socat, TSO by the device" \
 	tx_case v6 2001:db8:e2::2 "$TMP/random"
 ethtool -K "$IF" tso off > /dev/null
 ktap_check "ipv4: 4 MiB to socat, segmented by the stack (GSO)" \
 	tx_case v4 203.0.113.2 "$TMP/random"
 seq 1 20000 > "$TMP/lines"
-ktap_check "chunked: 3-byte iovecs (-z 3)" \
+stream_check "chunked: 3-byte iovecs (-z 3)" \
 	tx_case v4 203.0.113.2 "$TMP/lines" -z 3
 ethtool -K "$IF" tso on > /dev/null
 LONG_MIB=${DEVMEM_TX_LONG_MIB:-1024}

@@ -90,7 +90,7 @@ static int wait_binding_gone(uint32_t id, int ms)
  */
 TEST_F_TIMEOUT(faults, unbind_under_traffic_loses_nothing, 300)
 {
-	size_t bytes = 48 << 20;
+	size_t bytes = 16 << 20;
 	struct stream st = { .map_size = DMABUF_SIZE };
 	struct devmem_nl nl2;
 	int fd, queued = 0;

@@ -35,13 +35,6 @@
 
 static unsigned int seed;
 
-static unsigned int env_uint(const char *name, unsigned int def)
-{
-	const char *v = getenv(name);
-
-	return v ? strtoul(v, NULL, 0) : def;
-}
-
 FIXTURE(fuzz)
 {
 	struct devmem_env env;

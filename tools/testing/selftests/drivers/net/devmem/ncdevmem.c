@@ -112,6 +112,8 @@ static struct {
 	int ifindex;
 	int hds_before;
 	bool hds_set;
+	uint32_t hds_thresh_before;
+	bool hds_thresh_set;
 	bool rss_set;
 	bool ntuple_set;
 	bool single_queue;	/* the NIC's only RX queue is bound */
@@ -199,17 +201,23 @@ static void nic_restore(struct devmem_nl *nl)
 		ethtool_ntuple(ifname, false);
 	if (nic.rss_set)
 		ethtool_rss_equal(ifname, 0);
+	if (nic.hds_thresh_set)
+		ethtool_set_hds_thresh(nl, nic.ifindex, nic.hds_thresh_before);
 	if (nic.hds_set && nic.hds_before != ETHTOOL_TCP_DATA_SPLIT_ENABLED)
 		ethtool_set_hds(nl, nic.ifindex, false);
+	nic.hds_thresh_set = false;
 	nic.rule_id = -1;
 	nic.ntuple_set = false;
 	nic.rss_set = false;
 	nic.hds_set = false;
 }
 
-/* tcp-data-split on, RSS off the bound queues, the flow to the first */
+/* tcp-data-split on, hds-thresh 0 where the device has one, RSS off the
+ * bound queues, the flow to the first
+ */
 static int nic_setup(struct devmem_nl *nl)
 {
+	uint32_t max;
 	int err;
 
 	err = ethtool_get_hds(nl, nic.ifindex, &nic.hds_before);
@@ -221,6 +229,16 @@ static int nic_setup(struct devmem_nl *nl)
 		return err;
 	}
 	nic.hds_set = true;
+	if (!ethtool_get_hds_thresh(nl, nic.ifindex, &nic.hds_thresh_before,
+				    &max) && nic.hds_thresh_before) {
+		err = ethtool_set_hds_thresh(nl, nic.ifindex, 0);
+		if (err) {
+			fprintf(stderr, "%s: cannot set hds-thresh 0: %s %s\n",
+				ifname, strerror(-err), nl->extack);
+			return err;
+		}
+		nic.hds_thresh_set = true;
+	}
 	if (nic.single_queue)
 		return 0;
 

@@ -9,6 +9,7 @@
 #define __iovec_defined 1
 
 #include <arpa/inet.h>
+#include <netinet/tcp.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -56,6 +57,7 @@ FIXTURE_SETUP(recv)
 		.listen_port = PORT_DEVMEM,
 	};
 
+	DEVMEM_ONLY_SKIP();
 	if (!devmem_env_available())
 		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
 	ASSERT_EQ(0, devmem_env_setup(&self->env, &cfg));
@@ -514,6 +516,90 @@ TEST_F(recv, dmabuf_payload_is_never_dma_synced)
 }
 
 /* UDP has no device memory path: the flag is ignored, as upstream. */
+/*
+ * Upstream's check_rx_hds: single segments of every payload size from 1
+ * byte to 8 KiB (all of 1..300, then a step of 37 and the powers of two
+ * with their neighbours) each land whole in device memory, hds-thresh 0:
+ * no SCM_DEVMEM_LINEAR, not even for one byte. The sender waits for a
+ * one-byte reply after each write, so that each is one segment of its own
+ * (two for payloads above the MSS).
+ */
+static int hds_sizes(int *sizes)
+{
+	int n = 0, s, p;
+
+	for (s = 1; s <= 300; s++)
+		sizes[n++] = s;
+	for (s = 337; s <= 8192; s += 37)
+		sizes[n++] = s;
+	for (p = 512; p <= 8192; p *= 2) {
+		sizes[n++] = p - 1;
+		sizes[n++] = p;
+		sizes[n++] = p + 1;
+	}
+	return n;
+}
+
+static pid_t hds_sender(const struct devmem_env *env, const int *sizes,
+			int n)
+{
+	static char buf[8192 + 1];
+	uint64_t off = 0;
+	int fd, i, j, one = 1;
+	pid_t pid;
+	char ack;
+
+	pid = fork();
+	if (pid)
+		return pid;
+	fd = sender_connect(env->ns, env->rx_addr, PORT_DEVMEM);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < sizes[i]; j++)
+			buf[j] = pattern_at(off + j);
+		if (write(fd, buf, sizes[i]) != sizes[i] ||
+		    read(fd, &ack, 1) != 1)
+			_exit(4);
+		off += sizes[i];
+	}
+	close(fd);
+	_exit(0);
+}
+
+TEST_F_TIMEOUT(recv, every_payload_size_lands_in_device_memory, 240)
+{
+	struct stream st = { .map_size = DMABUF_SIZE };
+	int sizes[600], n, i, fd, linear_at = 0;
+	size_t want = 0;
+	pid_t pid;
+
+	n = hds_sizes(sizes);
+	pid = hds_sender(&self->env, sizes, n);
+	ASSERT_GT(pid, 0);
+	fd = accept(self->env.lfd, NULL, NULL);
+	ASSERT_GE(fd, 0);
+	for (i = 0; i < n; i++) {
+		size_t host = st.host;
+
+		want += sizes[i];
+		if (recv_stream(fd, self->env.map, &st, want) <= 0)
+			break;
+		if (st.host != host && !linear_at)
+			linear_at = sizes[i];
+		if (write(fd, "a", 1) != 1)
+			break;
+	}
+	EXPECT_EQ(n, i);
+	EXPECT_EQ(want, st.bytes);
+	EXPECT_EQ(0, st.errors);
+	EXPECT_EQ(0, st.host) TH_LOG("first payload in host memory: %d bytes",
+				     linear_at);
+	EXPECT_EQ(0, reap(pid));
+	TH_LOG("%d payload sizes up to %d bytes: %zu bytes in %zu frags, %zu in host memory",
+	       n, sizes[n - 1], st.bytes, st.frags, st.host);
+	close(fd);
+}
+
 TEST(udp_ignores_msg_sock_devmem)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };

@@ -58,10 +58,10 @@ transfer()
 	[ "$got" = "$want" ]
 }
 
-ktap_plan 17
+ktap_plan 19
 
 if [ ! -d /sys/bus/hdsim ]; then
-	for i in $(seq 17); do ktap_skip "hdsim $i" "no hdsim driver"; done
+	for i in $(seq 19); do ktap_skip "hdsim $i" "no hdsim driver"; done
 	ktap_finish
 fi
 debugfs_mounted
@@ -108,6 +108,59 @@ transfer 198.51.100.1 6004 $((2 << 20)) && ok=1
 ip link set "$IF" mtu 1500
 ip -n "$NS" link set "$PEER" mtu 1500
 ktap_check "mtu 9000 with header split on: data intact" test $ok = 1
+
+# hds-thresh: a payload shorter than it stays with the headers. One
+# segment per connection (a single short write), counted by hds_packets.
+segment_split()
+{
+	local bytes=$1 port=$2 before
+
+	before=$(stat_sum hds_packets)
+	timeout 30 socat -u "TCP4-LISTEN:$port,reuseaddr" OPEN:/dev/null &
+	local pid=$! i
+	for i in $(seq 100); do
+		ss -Hltn "sport = :$port" | grep -q . && break
+		sleep 0.1
+	done
+	head -c "$bytes" /dev/zero |
+		ip netns exec "$NS" socat -u - "TCP4:198.51.100.1:$port"
+	wait $pid
+	echo $(($(stat_sum hds_packets) - before))
+}
+
+thresh_case()
+{
+	local show s800 s800b s1
+
+	./hds "$IF" on 1024 || return 1
+	show=$(./hds "$IF" show)
+	[ "$show" = "tcp-data-split 2 hds-thresh 1024 hds-thresh-max 1024" ] ||
+		{ echo "# $show"; return 1; }
+	s800=$(segment_split 800 6020)
+	./hds "$IF" on 512 || return 1
+	s800b=$(segment_split 800 6021)
+	./hds "$IF" on 0 || return 1
+	s1=$(segment_split 1 6022)
+	echo "# 800 bytes at hds-thresh 1024: $s800 split; at 512: $s800b; 1 byte at 0: $s1"
+	[ "$s800" = 0 ] && [ "$s800b" = 1 ] && [ "$s1" = 1 ]
+}
+ktap_check "hds-thresh 1024, 512, 0: an 800-byte segment kept whole, then split; 1 byte split" \
+	thresh_case
+range_case()
+{
+	local err
+
+	err=$(./hds "$IF" on 1025 2>&1) && return 1
+	echo "# $err"
+	case $err in
+	*"exceeds the device's maximum"*"Numerical result out of range"*) ;;
+	*) return 1 ;;
+	esac
+	./hds "$IF" auto && ./hds "$IF" show | grep -q "^tcp-data-split 1 hds-thresh 0 " &&
+		./hds "$IF" on
+}
+ktap_check "hds-thresh above its maximum: ERANGE, extack; auto is hdsim's default, no split" \
+	range_case
 
 # 3. ntuple steering
 ethtool -K "$IF" ntuple on
