@@ -114,7 +114,7 @@ tc_case()
 	ip link del txm0
 	return $rc
 }
-# the redirect hits a stream of up to 64 MiB (16 on the debug kernel)
+# the redirect hits a stream of up to 64 MiB (8 on the debug kernel)
 yes "$PATTERN" | head -c $(((LONG_MIB < 64 ? LONG_MIB : 64) << 20)) > "$TMP/redirect"
 ktap_check "tc mirror to a veth: its copies dropped and counted, the stream intact" \
 	tc_case mirror

@@ -357,7 +357,7 @@ sample_case()
 		{ sed 's/^/# /' "$TMP/slog"; return 1; }
 }
 if [ -x ./devmem_rx ]; then
-	ktap_check "the sample receives 4 MiB from socat into device memory" \
+	stream_check "the sample receives 4 MiB from socat into device memory" \
 		sample_case
 else
 	ktap_skip "the sample" "devmem_rx not built"
