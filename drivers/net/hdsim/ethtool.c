@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hdsim ethtool: channels, rings and tcp-data-split, ntuple rules, RSS
- * indirection, per-queue statistics. The datapath that reads the rules
- * and the table is in steer.c.
+ * indirection and additional RSS contexts, per-queue statistics. The
+ * datapath that reads the rules and the tables is in steer.c.
+ *
+ * An RSS context is an indirection table of its own that only ntuple
+ * rules with FLOW_RSS reach: such a rule spreads the flows it matches
+ * over the context's queues, plus the rule's queue as an offset. A
+ * context lives in the port and goes away with it; one that a rule
+ * names cannot be deleted (EBUSY).
  */
 #include <linux/ethtool.h>
 #include <linux/ethtool_netlink.h>
@@ -27,6 +33,62 @@ static void hdsim_get_drvinfo(struct net_device *dev,
 		sizeof(info->bus_info));
 }
 
+/* RSS context @id, or NULL if there is none; steer_lock held */
+static struct hdsim_rss_ctx *hdsim_rss_ctx_get(struct hdsim_port *port,
+					       u32 id)
+{
+	lockdep_assert_held(&port->steer_lock);
+
+	if (!id || id > HDSIM_MAX_RSS_CTX || !port->rss_ctx[id - 1].used)
+		return NULL;
+	return &port->rss_ctx[id - 1];
+}
+
+/* the highest queue @ctx spreads flows over */
+static u32 hdsim_rss_ctx_max(const struct hdsim_rss_ctx *ctx)
+{
+	u32 max = 0;
+	unsigned int i;
+
+	for (i = 0; i < HDSIM_INDIR_SIZE; i++)
+		max = max_t(u32, max, ctx->indir[i]);
+	return max;
+}
+
+/* the highest queue rule @r can steer to; steer_lock held */
+static u32 hdsim_rule_max_queue(struct hdsim_port *port,
+				const struct hdsim_rule *r)
+{
+	u32 q = ethtool_get_flow_spec_ring(r->fs.ring_cookie);
+
+	if (r->fs.flow_type & FLOW_RSS)
+		q += hdsim_rss_ctx_max(hdsim_rss_ctx_get(port, r->rss_context));
+	return q;
+}
+
+/* Whether every rule and every RSS context stays within @n queues, as a
+ * channel count must leave them: 0 or -EINVAL. steer_lock held.
+ */
+static int hdsim_steer_check_queues(struct hdsim_port *port, unsigned int n)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&port->steer_lock);
+
+	for (i = 0; i < HDSIM_MAX_RULES; i++) {
+		const struct hdsim_rule *r = &port->rules[i];
+
+		if (r->used && r->fs.ring_cookie != RX_CLS_FLOW_DISC &&
+		    hdsim_rule_max_queue(port, r) >= n)
+			return -EINVAL;
+	}
+	for (i = 0; i < HDSIM_MAX_RSS_CTX; i++)
+		if (port->rss_ctx[i].used &&
+		    hdsim_rss_ctx_max(&port->rss_ctx[i]) >= n)
+			return -EINVAL;
+	return 0;
+}
+
 static void hdsim_get_channels(struct net_device *dev,
 			       struct ethtool_channels *ch)
 {
@@ -48,16 +110,10 @@ static int hdsim_set_channels(struct net_device *dev,
 		return -EINVAL;
 
 	spin_lock_bh(&port->steer_lock);
-	for (i = 0; i < HDSIM_MAX_RULES; i++) {
-		const struct hdsim_rule *r = &port->rules[i];
-
-		if (r->used && r->fs.ring_cookie != RX_CLS_FLOW_DISC &&
-		    ethtool_get_flow_spec_ring(r->fs.ring_cookie) >= n) {
-			spin_unlock_bh(&port->steer_lock);
-			return -EINVAL;
-		}
-	}
+	err = hdsim_steer_check_queues(port, n);
 	spin_unlock_bh(&port->steer_lock);
+	if (err)
+		return err;
 
 	err = netif_set_real_num_rx_queues(dev, n);
 	if (err)
@@ -127,9 +183,9 @@ static int hdsim_set_ringparam(struct net_device *dev,
 static int hdsim_check_spec(struct net_device *dev,
 			    const struct ethtool_rx_flow_spec *fs)
 {
-	u32 type = fs->flow_type & ~FLOW_EXT;
+	u32 type = fs->flow_type & ~(FLOW_EXT | FLOW_RSS);
 
-	if (fs->flow_type & (FLOW_MAC_EXT | FLOW_RSS))
+	if (fs->flow_type & FLOW_MAC_EXT)
 		return -EOPNOTSUPP;
 	if (type == TCP_V4_FLOW) {
 		if (fs->m_u.tcp_ip4_spec.tos)
@@ -146,10 +202,12 @@ static int hdsim_check_spec(struct net_device *dev,
 	     fs->m_ext.data[1]))
 		return -EOPNOTSUPP;
 
-	if (fs->ring_cookie != RX_CLS_FLOW_DISC &&
-	    (ethtool_get_flow_spec_ring_vf(fs->ring_cookie) ||
-	     ethtool_get_flow_spec_ring(fs->ring_cookie) >=
-	     dev->real_num_rx_queues))
+	/* with FLOW_RSS the queue is an offset, checked with the context */
+	if (fs->ring_cookie == RX_CLS_FLOW_DISC)
+		return fs->flow_type & FLOW_RSS ? -EINVAL : 0;
+	if (ethtool_get_flow_spec_ring_vf(fs->ring_cookie) ||
+	    ethtool_get_flow_spec_ring(fs->ring_cookie) >=
+	    dev->real_num_rx_queues)
 		return -EINVAL;
 
 	return 0;
@@ -185,13 +243,24 @@ static int hdsim_add_rule(struct hdsim_port *port, struct ethtool_rxnfc *cmd)
 	} else if (port->rules[loc].used) {
 		err = -EEXIST;
 	}
+	if (err)
+		goto out_unlock;
 
-	if (!err) {
-		fs->location = loc;
-		port->rules[loc].fs = *fs;
-		port->rules[loc].used = true;
-		port->rule_cnt++;
+	/* a context the rule names must exist and fit in the channels */
+	fs->location = loc;
+	port->rules[loc].fs = *fs;
+	port->rules[loc].rss_context = cmd->rss_context;
+	if (fs->flow_type & FLOW_RSS &&
+	    (!hdsim_rss_ctx_get(port, cmd->rss_context) ||
+	     hdsim_rule_max_queue(port, &port->rules[loc]) >=
+	     port->netdev->real_num_rx_queues)) {
+		err = -EINVAL;
+		goto out_unlock;
 	}
+
+	port->rules[loc].used = true;
+	port->rule_cnt++;
+out_unlock:
 	spin_unlock_bh(&port->steer_lock);
 	return err;
 }
@@ -233,10 +302,15 @@ static int hdsim_get_rxnfc(struct net_device *dev, struct ethtool_rxnfc *cmd,
 		if (cmd->fs.location >= HDSIM_MAX_RULES)
 			return -EINVAL;
 		spin_lock_bh(&port->steer_lock);
-		if (port->rules[cmd->fs.location].used)
-			cmd->fs = port->rules[cmd->fs.location].fs;
-		else
+		if (port->rules[cmd->fs.location].used) {
+			const struct hdsim_rule *r =
+				&port->rules[cmd->fs.location];
+
+			cmd->fs = r->fs;
+			cmd->rss_context = r->rss_context;
+		} else {
 			err = -ENOENT;
+		}
 		spin_unlock_bh(&port->steer_lock);
 		return err;
 	case ETHTOOL_GRXCLSRLALL:
@@ -307,6 +381,93 @@ static int hdsim_set_rxfh(struct net_device *dev, const u32 *indir,
 		spin_unlock_bh(&port->steer_lock);
 	}
 	return 0;
+}
+
+static int hdsim_get_rxfh_context(struct net_device *dev, u32 *indir, u8 *key,
+				  u8 *hfunc, u32 rss_context)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+	const struct hdsim_rss_ctx *ctx;
+	int err = 0;
+
+	if (hfunc)
+		*hfunc = ETH_RSS_HASH_TOP;
+
+	spin_lock_bh(&port->steer_lock);
+	ctx = hdsim_rss_ctx_get(port, rss_context);
+	if (!ctx)
+		err = -ENOENT;
+	else if (indir)
+		memcpy(indir, ctx->indir, sizeof(ctx->indir));
+	spin_unlock_bh(&port->steer_lock);
+	return err;
+}
+
+/* whether a rule steers into RSS context @id; steer_lock held */
+static bool hdsim_rss_ctx_in_use(struct hdsim_port *port, u32 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < HDSIM_MAX_RULES; i++)
+		if (port->rules[i].used &&
+		    port->rules[i].fs.flow_type & FLOW_RSS &&
+		    port->rules[i].rss_context == id)
+			return true;
+	return false;
+}
+
+/* Allocate (*@rss_context is ETH_RXFH_CONTEXT_ALLOC: a new id goes back
+ * in it), change or delete an RSS context. A new context without a
+ * table spreads over every queue, as the default one does.
+ */
+static int hdsim_set_rxfh_context(struct net_device *dev, const u32 *indir,
+				  const u8 *key, const u8 hfunc,
+				  u32 *rss_context, bool delete)
+{
+	struct hdsim_port *port = netdev_priv(dev);
+	struct hdsim_rss_ctx *ctx;
+	unsigned int i, n;
+	int err = 0;
+
+	if (key || (hfunc != ETH_RSS_HASH_NO_CHANGE && hfunc != ETH_RSS_HASH_TOP))
+		return -EOPNOTSUPP;
+
+	spin_lock_bh(&port->steer_lock);
+	if (*rss_context != ETH_RXFH_CONTEXT_ALLOC) {
+		ctx = hdsim_rss_ctx_get(port, *rss_context);
+		if (!ctx)
+			err = -ENOENT;
+		else if (delete && hdsim_rss_ctx_in_use(port, *rss_context))
+			err = -EBUSY;
+		else if (delete)
+			ctx->used = false;
+		else if (indir)
+			memcpy(ctx->indir, indir, sizeof(ctx->indir));
+		goto out_unlock;
+	}
+
+	/* the core asks to delete a context it has no id for */
+	if (delete) {
+		err = -EINVAL;
+		goto out_unlock;
+	}
+	for (i = 0; i < HDSIM_MAX_RSS_CTX; i++)
+		if (!port->rss_ctx[i].used)
+			break;
+	if (i == HDSIM_MAX_RSS_CTX) {
+		err = -ENOSPC;
+		goto out_unlock;
+	}
+	ctx = &port->rss_ctx[i];
+	ctx->used = true;
+	n = dev->real_num_rx_queues;
+	for (i = 0; i < HDSIM_INDIR_SIZE; i++)
+		ctx->indir[i] = indir ? indir[i] :
+				ethtool_rxfh_indir_default(i, n);
+	*rss_context = ctx - port->rss_ctx + 1;
+out_unlock:
+	spin_unlock_bh(&port->steer_lock);
+	return err;
 }
 
 /* Statistics: port TX, then every queue's RX counters. */
@@ -394,6 +555,8 @@ const struct ethtool_ops hdsim_ethtool_ops = {
 	.get_rxfh_indir_size	= hdsim_get_rxfh_indir_size,
 	.get_rxfh		= hdsim_get_rxfh,
 	.set_rxfh		= hdsim_set_rxfh,
+	.get_rxfh_context	= hdsim_get_rxfh_context,
+	.set_rxfh_context	= hdsim_set_rxfh_context,
 	.get_sset_count		= hdsim_get_sset_count,
 	.get_strings		= hdsim_get_strings,
 	.get_ethtool_stats	= hdsim_get_ethtool_stats,

@@ -33,6 +33,8 @@
 #define HDSIM_RING_MAX		4096
 #define HDSIM_MAX_RULES		64
 #define HDSIM_INDIR_SIZE	128
+/* additional RSS contexts, ids 1..HDSIM_MAX_RSS_CTX (0 is the default) */
+#define HDSIM_MAX_RSS_CTX	8
 #define HDSIM_MAX_MTU		9000
 /* header buffer: headroom + headers + skb_shared_info */
 #define HDSIM_HDR_BUF_SIZE	1024
@@ -114,6 +116,13 @@ struct hdsim_rq {
 struct hdsim_rule {
 	bool used;
 	struct ethtool_rx_flow_spec fs;
+	u32 rss_context;	/* with FLOW_RSS in fs.flow_type */
+};
+
+/* an RSS context a rule with FLOW_RSS spreads its flows over */
+struct hdsim_rss_ctx {
+	bool used;
+	u32 indir[HDSIM_INDIR_SIZE];
 };
 
 struct hdsim_port {
@@ -132,6 +141,7 @@ struct hdsim_port {
 	u32 indir[HDSIM_INDIR_SIZE];
 	struct hdsim_rule rules[HDSIM_MAX_RULES];
 	unsigned int rule_cnt;
+	struct hdsim_rss_ctx rss_ctx[HDSIM_MAX_RSS_CTX];
 
 	atomic64_t tx_packets;
 	atomic64_t tx_bytes;

@@ -2,8 +2,8 @@
 /*
  * hdsim receive steering: which RX queue a frame lands in, as a NIC with
  * ntuple filters and RSS decides it. The frame's flow comes from the
- * kernel's flow dissector; the rules and the indirection table are the
- * ones ethtool.c manages.
+ * kernel's flow dissector; the rules, the indirection table and the RSS
+ * contexts are the ones ethtool.c manages.
  */
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
@@ -64,7 +64,7 @@ static bool hdsim_match32(const __be32 *v, const __be32 *want,
 static bool hdsim_rule_match(const struct ethtool_rx_flow_spec *fs,
 			     const struct hdsim_flow *fl)
 {
-	if ((fs->flow_type & ~FLOW_EXT) != fl->flow_type)
+	if ((fs->flow_type & ~(FLOW_EXT | FLOW_RSS)) != fl->flow_type)
 		return false;
 
 	if (fl->flow_type == TCP_V4_FLOW) {
@@ -91,7 +91,9 @@ static bool hdsim_rule_match(const struct ethtool_rx_flow_spec *fs,
  * @port: receiving port
  * @skb: frame as sent on the wire
  *
- * ntuple rules first (lowest location wins), then RSS.
+ * ntuple rules first (lowest location wins); a rule with FLOW_RSS
+ * spreads its flows over its RSS context's queues, offset by the rule's
+ * queue. Frames no rule matches go by the default RSS table.
  *
  * Return: the queue, or -1 if a rule says drop.
  */
@@ -99,6 +101,7 @@ int hdsim_steer(struct hdsim_port *port, struct sk_buff *skb)
 {
 	struct net_device *dev = port->netdev;
 	struct hdsim_flow fl;
+	const u32 *indir;
 	int q = -2;
 	u32 hash;
 	int i;
@@ -111,8 +114,18 @@ int hdsim_steer(struct hdsim_port *port, struct sk_buff *skb)
 
 			if (!r->used || !hdsim_rule_match(&r->fs, &fl))
 				continue;
-			q = r->fs.ring_cookie == RX_CLS_FLOW_DISC ? -1 :
-			    (int)ethtool_get_flow_spec_ring(r->fs.ring_cookie);
+			if (r->fs.ring_cookie == RX_CLS_FLOW_DISC) {
+				q = -1;
+				break;
+			}
+			q = ethtool_get_flow_spec_ring(r->fs.ring_cookie);
+			/* ethtool.c keeps the context while a rule names it */
+			if (r->fs.flow_type & FLOW_RSS) {
+				indir = port->rss_ctx[r->rss_context - 1].indir;
+				hash = skb_get_hash(skb);
+				q += indir[reciprocal_scale(hash,
+							    HDSIM_INDIR_SIZE)];
+			}
 			break;
 		}
 	}

@@ -399,6 +399,70 @@ TEST_F_TIMEOUT(faults, two_receivers_on_two_queues_of_one_binding, 120)
 	ASSERT_EQ(0, devmem_nl_open(&self->env.nl));
 }
 
+/*
+ * What upstream's benchmark client does: reserve the last two queues in
+ * an RSS context of their own, bind both, and steer the listening port
+ * into the context with a FLOW_RSS rule. Sixteen connections spread over
+ * both queues (all on one would take odds of 1 in 32768), every byte of
+ * each in device memory. A context a rule names cannot be deleted.
+ */
+TEST_F_TIMEOUT(faults, rss_context_spreads_flows_over_bound_queues, 240)
+{
+	int64_t q2 = ethtool_stat(self->env.ifname, "rx2_devmem_payload_bytes");
+	int64_t q3 = ethtool_stat(self->env.ifname, "rx3_devmem_payload_bytes");
+	const char *ifname = self->env.ifname;
+	size_t bytes = 256 << 10;
+	int ctx, rule, i, n, fd, fds[16];
+	uint32_t *table, id;
+	pid_t senders[16];
+
+	ASSERT_GE(q2, 0);
+	ASSERT_GE(q3, 0);
+	ctx = ethtool_rss_ctx_add(ifname, 2, 2);
+	ASSERT_GT(ctx, 0);
+	n = ethtool_rss_ctx_table(ifname, ctx, &table);
+	ASSERT_GT(n, 0);
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(2 + i % 2, table[i]);
+	free(table);
+	ASSERT_EQ(0, devmem_env_bind(&self->env, &self->env.nl, 2, 2, &id));
+	rule = ethtool_flow_add_rss(ifname, NULL, RX_ADDR, PORT, ctx);
+	ASSERT_GE(rule, 0);
+	EXPECT_EQ(-EBUSY, ethtool_rss_ctx_del(ifname, ctx));
+
+	/* each accepted before the next connects: no SYN waits for room */
+	for (i = 0; i < 16; i++) {
+		senders[i] = sender_to(self->env.ns, RX_ADDR, PORT, bytes);
+		ASSERT_GT(senders[i], 0);
+		fds[i] = accept(self->env.lfd, NULL, NULL);
+		ASSERT_GE(fds[i], 0);
+	}
+	for (i = 0; i < 16; i++) {
+		struct stream st = { .map_size = DMABUF_SIZE };
+
+		fd = fds[i];
+		EXPECT_EQ(0, recv_stream(fd, self->env.map, &st, SIZE_MAX));
+		EXPECT_EQ(bytes, st.bytes);
+		EXPECT_EQ(bytes, st.devmem);
+		EXPECT_EQ(0, st.errors);
+		close(fd);
+	}
+	for (i = 0; i < 16; i++)
+		EXPECT_EQ(0, reap(senders[i]));
+
+	q2 = ethtool_stat(ifname, "rx2_devmem_payload_bytes") - q2;
+	q3 = ethtool_stat(ifname, "rx3_devmem_payload_bytes") - q3;
+	TH_LOG("16 connections through RSS context %d: %lld bytes on queue 2, %lld on queue 3",
+	       ctx, (long long)q2, (long long)q3);
+	EXPECT_GT(q2, 0);
+	EXPECT_GT(q3, 0);
+	EXPECT_GE(q2 + q3, 16 * bytes);
+
+	EXPECT_EQ(0, ethtool_flow_del(ifname, rule));
+	EXPECT_EQ(0, ethtool_rss_ctx_del(ifname, ctx));
+	EXPECT_EQ(-ENOENT, ethtool_rss_ctx_table(ifname, ctx, &table));
+}
+
 /* A udmabuf over [@offset, @offset + @size) of @memfd. */
 static int udmabuf_part(int memfd, size_t offset, size_t size)
 {

@@ -371,8 +371,83 @@ static int flow_addr(const char *text, uint32_t *val, uint32_t *mask,
 	return 0;
 }
 
-int ethtool_flow_add(const char *ifname, const char *src, const char *dst,
-		     uint16_t dport, int queue)
+/* The table size of @ifname's RSS context @ctx (0: the default), or -errno */
+static int rss_table_size(const char *ifname, uint32_t ctx)
+{
+	struct ethtool_rxfh get = { .cmd = ETHTOOL_GRSSH, .rss_context = ctx };
+	int err;
+
+	err = ethtool_ioctl(ifname, &get);
+	if (err)
+		return err;
+	return get.indir_size ? (int)get.indir_size : -EOPNOTSUPP;
+}
+
+int ethtool_rss_ctx_add(const char *ifname, int first, int nqueues)
+{
+	struct ethtool_rxfh *set;
+	int size, i, err;
+
+	size = rss_table_size(ifname, 0);
+	if (size < 0)
+		return size;
+	set = calloc(1, sizeof(*set) + size * sizeof(set->rss_config[0]));
+	if (!set)
+		return -ENOMEM;
+	set->cmd = ETHTOOL_SRSSH;
+	set->rss_context = ETH_RXFH_CONTEXT_ALLOC;
+	set->indir_size = size;
+	set->hfunc = 0;	/* ETH_RSS_HASH_NO_CHANGE */
+	for (i = 0; i < size; i++)
+		set->rss_config[i] = first + i % nqueues;
+	err = ethtool_ioctl(ifname, set);
+	if (!err)
+		err = (int)set->rss_context;
+	free(set);
+	return err;
+}
+
+int ethtool_rss_ctx_table(const char *ifname, uint32_t ctx, uint32_t **table)
+{
+	struct ethtool_rxfh *get;
+	int size, err;
+
+	size = rss_table_size(ifname, ctx);
+	if (size < 0)
+		return size;
+	get = calloc(1, sizeof(*get) + size * sizeof(uint32_t));
+	if (!get)
+		return -ENOMEM;
+	get->cmd = ETHTOOL_GRSSH;
+	get->rss_context = ctx;
+	get->indir_size = size;
+	err = ethtool_ioctl(ifname, get);
+	if (!err) {
+		*table = malloc(size * sizeof(uint32_t));
+		if (*table)
+			memcpy(*table, get->rss_config, size * sizeof(uint32_t));
+		else
+			err = -ENOMEM;
+	}
+	free(get);
+	return err ? err : size;
+}
+
+int ethtool_rss_ctx_del(const char *ifname, uint32_t ctx)
+{
+	/* indir_size 0 on a context other than the default deletes it */
+	struct ethtool_rxfh del = {
+		.cmd = ETHTOOL_SRSSH,
+		.rss_context = ctx,
+		.hfunc = 0,	/* ETH_RSS_HASH_NO_CHANGE */
+	};
+
+	return ethtool_ioctl(ifname, &del);
+}
+
+/* A rule to @queue, or with @ctx into that RSS context, @queue its offset */
+static int flow_insert(const char *ifname, const char *src, const char *dst,
+		       uint16_t dport, int queue, uint32_t ctx)
 {
 	struct ethtool_rxnfc nfc = { .cmd = ETHTOOL_SRXCLSRLINS };
 	struct ethtool_rx_flow_spec *fs = &nfc.fs;
@@ -381,6 +456,7 @@ int ethtool_flow_add(const char *ifname, const char *src, const char *dst,
 
 	fs->location = RX_CLS_LOC_ANY;
 	fs->ring_cookie = queue;
+	nfc.rss_context = ctx;
 	if (v6) {
 		fs->flow_type = TCP_V6_FLOW;
 		fs->h_u.tcp_ip6_spec.pdst = htons(dport);
@@ -398,9 +474,23 @@ int ethtool_flow_add(const char *ifname, const char *src, const char *dst,
 		      flow_addr(dst, &fs->h_u.tcp_ip4_spec.ip4dst,
 				&fs->m_u.tcp_ip4_spec.ip4dst, AF_INET);
 	}
+	if (ctx)
+		fs->flow_type |= FLOW_RSS;
 	if (!err)
 		err = ethtool_ioctl(ifname, &nfc);
 	return err ? err : (int)fs->location;
+}
+
+int ethtool_flow_add(const char *ifname, const char *src, const char *dst,
+		     uint16_t dport, int queue)
+{
+	return flow_insert(ifname, src, dst, dport, queue, 0);
+}
+
+int ethtool_flow_add_rss(const char *ifname, const char *src, const char *dst,
+			 uint16_t dport, uint32_t ctx)
+{
+	return flow_insert(ifname, src, dst, dport, 0, ctx);
 }
 
 int ethtool_flow_del(const char *ifname, int location)

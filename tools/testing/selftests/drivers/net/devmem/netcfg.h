@@ -40,7 +40,18 @@ int ethtool_feature(const char *ifname, const char *name, bool on);
  */
 int ethtool_flow_add(const char *ifname, const char *src, const char *dst,
 		     uint16_t dport, int queue);
+/* The same into RSS context @ctx: its flows spread over its queues. */
+int ethtool_flow_add_rss(const char *ifname, const char *src, const char *dst,
+			 uint16_t dport, uint32_t ctx);
 int ethtool_flow_del(const char *ifname, int location);
+/*
+ * An additional RSS context (ETH_RXFH_CONTEXT_ALLOC) spreading over queues
+ * @first..@first + @nqueues - 1: its id, or -errno.
+ */
+int ethtool_rss_ctx_add(const char *ifname, int first, int nqueues);
+/* Context @ctx's indirection table in @table (to free()): its size. */
+int ethtool_rss_ctx_table(const char *ifname, uint32_t ctx, uint32_t **table);
+int ethtool_rss_ctx_del(const char *ifname, uint32_t ctx);
 /*
  * All of `ethtool -S`: @names gets ETH_GSTRING_LEN (32) bytes per name,
  * @vals a value each, both to free(). Returns the count or -errno.

@@ -58,7 +58,7 @@ transfer()
 	[ "$got" = "$want" ]
 }
 
-ktap_plan 19
+ktap_plan 21
 
 if [ ! -d /sys/bus/hdsim ]; then
 	for i in $(seq 19); do ktap_skip "hdsim $i" "no hdsim driver"; done
@@ -181,6 +181,101 @@ done
 ktap_check "RSS equal 2: four flows stay off queues 2 and 3" \
 	test "$(stat_of rx2_packets)" = "$b2" -a "$(stat_of rx3_packets)" = "$b3"
 ethtool -X "$IF" default
+
+# 4b. RSS contexts through Debian's ethtool: a context over queues 2 and
+# 3, a rule steering a port range into it, flows spread over both
+# (sixteen flows: all on one queue has odds of 1 in 32768)
+ctx_entries()
+{
+	ethtool -x "$IF" context "$1" |
+		awk '/^ *[0-9]+:/ {for (i = 2; i <= NF; i++) print $i}' |
+		sort -u | xargs
+}
+rss_ctx_case()
+{
+	local out ctx rule b01 b2 b3 p
+
+	ethtool -X "$IF" equal 2
+	out=$(ethtool -X "$IF" context new start 2 equal 2 2>&1)
+	ctx=$(echo "$out" | sed -n 's/^New RSS context is \([0-9]*\)$/\1/p')
+	[ -n "$ctx" ] || { echo "# $out"; return 1; }
+	[ "$(ctx_entries "$ctx")" = "2 3" ] ||
+		{ echo "# context $ctx spreads over: $(ctx_entries "$ctx")"; return 1; }
+	out=$(ethtool -N "$IF" flow-type tcp4 dst-ip 198.51.100.1 context "$ctx" 2>&1)
+	rule=$(echo "$out" | sed -n 's/^Added rule with ID \([0-9]*\)$/\1/p')
+	[ -n "$rule" ] || { echo "# $out"; return 1; }
+	ethtool -n "$IF" rule "$rule" | grep -q "RSS Context ID: $ctx" ||
+		{ ethtool -n "$IF" rule "$rule" | sed 's/^/# /'; return 1; }
+	b01=$(($(stat_of rx0_bytes) + $(stat_of rx1_bytes)))
+	b2=$(stat_of rx2_bytes)
+	b3=$(stat_of rx3_bytes)
+	for p in $(seq 6040 6055); do
+		transfer 198.51.100.1 "$p" 32768 || return 1
+	done
+	b01=$(($(stat_of rx0_bytes) + $(stat_of rx1_bytes) - b01))
+	b2=$(($(stat_of rx2_bytes) - b2))
+	b3=$(($(stat_of rx3_bytes) - b3))
+	echo "# 16 flows into context $ctx: queue 2 $b2 bytes, queue 3 $b3, queues 0-1 $b01"
+	[ "$b2" -gt 32768 ] && [ "$b3" -gt 32768 ] && [ "$b01" -lt 4096 ] || return 1
+
+	errno_is "Device or resource busy" ethtool -X "$IF" context "$ctx" delete ||
+		{ echo "# a context a rule names was deleted"; return 1; }
+	ethtool -L "$IF" combined 2 2>/dev/null &&
+		{ echo "# channels shrank under context $ctx"; return 1; }
+	ethtool -N "$IF" delete "$rule" &&
+		ethtool -X "$IF" context "$ctx" delete || return 1
+	errno_is "No such file or directory" ethtool -x "$IF" context "$ctx"
+}
+ktap_check "RSS context over queues 2-3: a FLOW_RSS rule spreads 16 flows over both" \
+	rss_ctx_case
+ethtool -X "$IF" default
+
+# contexts: a missing one (ENOENT, EINVAL for a rule), at most eight (ENOSPC)
+ctx_limits_case()
+{
+	local i out ids=
+
+	errno_is "No such file or directory" ethtool -x "$IF" context 7 || return 1
+	errno_is "Invalid argument" ethtool -N "$IF" flow-type tcp4 dst-port 7003 context 7 ||
+		return 1
+	for i in $(seq 8); do
+		out=$(ethtool -X "$IF" context new equal 4 2>&1)
+		ids="$ids $(echo "$out" | sed -n 's/^New RSS context is \([0-9]*\)$/\1/p')"
+	done
+	[ "$(echo $ids | wc -w)" = 8 ] || { echo "# allocated: $ids"; return 1; }
+	errno_is "No space left on device" ethtool -X "$IF" context new equal 4 || return 1
+	for i in $ids; do
+		ethtool -X "$IF" context "$i" delete || return 1
+	done
+}
+ktap_check "RSS contexts: a missing one ENOENT (rule: EINVAL), a ninth ENOSPC" \
+	ctx_limits_case
+
+# a context and a rule naming it go with their port: a device deleted
+# with both in place, then one made with the same id has neither
+ctx_port_gone_case()
+{
+	local dev=$((ID + 1)) port ctx
+
+	echo "$dev 4" > /sys/bus/hdsim/new_device || return 1
+	port=$(port_name $dev 0)
+	ethtool -K "$port" ntuple on &&
+		ctx=$(ethtool -X "$port" context new start 2 equal 2 |
+		      sed -n 's/^New RSS context is \([0-9]*\)$/\1/p') &&
+		[ -n "$ctx" ] &&
+		ethtool -N "$port" flow-type tcp4 dst-port 7004 context "$ctx" > /dev/null ||
+		return 1
+	echo $dev > /sys/bus/hdsim/del_device &&
+		echo "$dev 4" > /sys/bus/hdsim/new_device || return 1
+	port=$(port_name $dev 0)
+	errno_is "No such file or directory" ethtool -x "$port" context "$ctx" &&
+		[ "$(ethtool -n "$port" | sed -n 's/^Total \([0-9]*\) rules$/\1/p')" = 0 ]
+	local rc=$?
+	echo $dev > /sys/bus/hdsim/del_device
+	return $rc
+}
+ktap_check "a port deleted with a context and a rule in place; its successor has neither" \
+	ctx_port_gone_case
 
 # 5. queue restart under traffic keeps the stream intact
 (for i in $(seq 20); do echo 2 > "$DBG/queue_restart"; sleep 0.1; done) &

@@ -7,6 +7,7 @@ KTAP_SKIPPED=0
 
 ktap_plan()
 {
+	KTAP_PLAN=$1
 	echo "TAP version 13"
 	echo "1..$1"
 }
@@ -64,6 +65,11 @@ ktap_finish()
 	local passed=$((KTAP_N - KTAP_FAILED - KTAP_SKIPPED))
 
 	echo "# totals: pass:$passed fail:$KTAP_FAILED skip:$KTAP_SKIPPED"
+	# a script that lost a case on the way fails, as one that failed it
+	if [ -n "${KTAP_PLAN:-}" ] && [ "$KTAP_N" -ne "$KTAP_PLAN" ]; then
+		echo "# planned $KTAP_PLAN cases, ran $KTAP_N"
+		exit 1
+	fi
 	[ "$KTAP_FAILED" -eq 0 ] || exit 1
 	[ "$KTAP_N" -gt 0 ] && [ "$KTAP_SKIPPED" -eq "$KTAP_N" ] && exit 4
 	exit 0
