@@ -17,7 +17,7 @@ trap 'hdsim_cleanup; rm -rf "$TMP"' EXIT
 
 # The long stream (MiB): 1 GiB by default, DEVMEM_LONG_MIB to change.
 LONG_MIB=${DEVMEM_LONG_MIB:-1024}
-PLAN=31
+PLAN=32
 ktap_plan $PLAN
 
 if [ ! -d /sys/bus/hdsim ] || [ ! -e /dev/udmabuf ]; then
@@ -185,6 +185,62 @@ if [ -e /dev/dma_heap/system ]; then
 else
 	ktap_skip "dma heap 4 MiB" "no /dev/dma_heap/system"
 fi
+
+# -n, as upstream's benchmark client sets a NIC up: queues 2-3 in an RSS
+# context of their own, a FLOW_RSS rule steering the port there, header
+# split on by hand; ncdevmem -n binds both queues, receives 16 parallel
+# connections over them, and leaves every setting as it found it. All on
+# one queue would take odds of 1 in 32768.
+ctx_new()
+{
+	ethtool -X "$IF" context new start 2 equal 2 |
+		sed -n 's/^New RSS context is \([0-9]*\)$/\1/p'
+}
+ctx_rule()
+{
+	ethtool -N "$IF" flow-type tcp4 dst-ip 192.0.2.1 dst-port $PORT \
+		context "$1" | sed -n 's/^Added rule with ID \([0-9]*\)$/\1/p'
+}
+nic_config_case()
+{
+	local out=$TMP/ctx.out log=$TMP/ctx.log ctx rule pid p pids= ok=1 b2 b3
+
+	./ncdevmem -f "$IF" --hds on > /dev/null &&
+		ethtool -K "$IF" ntuple on && ethtool -X "$IF" equal 2 || return 1
+	ctx=$(ctx_new)
+	[ -n "$ctx" ] && rule=$(ctx_rule "$ctx") && [ -n "$rule" ] || return 1
+	b2=$(ethtool -S "$IF" | sed -n 's/^ *rx2_devmem_payload_bytes: //p')
+	b3=$(ethtool -S "$IF" | sed -n 's/^ *rx3_devmem_payload_bytes: //p')
+	head -c $((512 << 10)) < "$TMP/data" > "$TMP/send"
+	./ncdevmem -l -n -f "$IF" -s 192.0.2.1 -p $PORT -t 2 -q 2 -v 7 \
+		--connections 16 --parallel > "$out" 2> "$log" &
+	pid=$!
+	wait_line "$log" "^listening" || ok=0
+	for p in $(seq 16); do
+		ip netns exec "$NS" socat -u "FILE:$TMP/send" \
+			"TCP:192.0.2.1:$PORT" &
+		pids="$pids $!"
+	done
+	wait $pids || ok=0
+	wait $pid || ok=0
+	grep -q "^received 8388608 bytes: 8388608 in device memory" "$out" || ok=0
+	b2=$(($(ethtool -S "$IF" | sed -n 's/^ *rx2_devmem_payload_bytes: //p') - b2))
+	b3=$(($(ethtool -S "$IF" | sed -n 's/^ *rx3_devmem_payload_bytes: //p') - b3))
+	echo "# 16 connections: queue 2 $b2 bytes, queue 3 $b3 in device memory"
+	[ "$b2" -gt 0 ] && [ "$b3" -gt 0 ] || ok=0
+	# what the caller set up is still there
+	ethtool -n "$IF" rule "$rule" | grep -q "RSS Context ID: $ctx" || ok=0
+	ethtool -x "$IF" context "$ctx" > /dev/null || ok=0
+	[ $ok = 1 ] || cat "$log" "$out"
+	ethtool -N "$IF" delete "$rule"
+	ethtool -X "$IF" context "$ctx" delete
+	ethtool -X "$IF" default
+	ethtool -K "$IF" ntuple off
+	./ncdevmem -f "$IF" --hds off > /dev/null
+	[ $ok = 1 ]
+}
+ktap_check "-n: a hand-made RSS context over queues 2-3, 16 connections on both, kept" \
+	nic_config_case
 
 # upstream's bind self-tests (ncdevmem without -s and -c)
 ktap_check "ncdevmem bind self-tests" ./ncdevmem -f "$IF"

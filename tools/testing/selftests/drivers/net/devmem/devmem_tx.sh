@@ -22,7 +22,7 @@ PATTERN=$(printf '\001\002\003\004\005\006')
 TMP=$(mktemp -d)
 trap 'hdsim_cleanup; rm -rf "$TMP"' EXIT
 
-PLAN=10
+PLAN=12
 ktap_plan $PLAN
 if [ ! -d /sys/bus/hdsim ] || [ ! -e /dev/udmabuf ]; then
 	for i in $(seq $PLAN); do ktap_skip "devmem tx $i" "no hdsim or udmabuf"; done
@@ -56,6 +56,14 @@ stream_check "ipv6: 4 MiB to socat, fetched from device memory" \
 seq 1 20000 > "$TMP/lines"
 stream_check "chunked: 3-byte iovecs (-z 3)" \
 	tx_case v4 192.0.2.2 "$TMP/lines" -z 3
+
+# GPU memory through the stand-in runtimes (fake_gpu.c, udmabuf under
+# them): ncdevmem writes what it sends with cuMemcpyHtoD / hipMemcpy
+for kind in cuda rocm; do
+	LD_LIBRARY_PATH=$PWD stream_check \
+		"$kind memory (fake runtime): 4 MiB written host to device, sent" \
+		tx_case v4 192.0.2.2 "$TMP/random" --memory $kind
+done
 
 # streaming: DEVMEM_TX_LONG_MIB (default 1024)
 LONG_MIB=${DEVMEM_TX_LONG_MIB:-1024}

@@ -4,8 +4,9 @@
  * machines without a GPU. Built as libcuda.so.1 and libamdhip64.so, it
  * implements the handful of entry points ncdevmem resolves with dlsym():
  * "device memory" is a sealed memfd, the dmabuf export is a udmabuf over
- * it, and device-to-host copies are memcpy(). It tests the dlopen()
- * plumbing and the copy-based validation, not a GPU driver.
+ * it, and copies between host and "device" are memcpy(). It tests the
+ * dlopen() plumbing, the copy-based validation on receive and the
+ * host-to-device copy on send, not a GPU driver.
  *
  * Built once more as librocm_smi64.so.1, it answers ROCm SMI's PCI
  * address query. FAKE_GPU_PCI_BUS_ID (domain:bus:device.function) is the
@@ -16,6 +17,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,12 +93,26 @@ static int fake_export(int *fd, uint64_t addr, size_t size)
 	return *fd < 0 ? ERR_INVALID : 0;
 }
 
+/* whether [@addr, @addr + @len) is inside the one allocation */
+static bool fake_range(uint64_t addr, size_t len)
+{
+	return mem.base && addr >= (uintptr_t)mem.base &&
+	       addr + len <= (uintptr_t)mem.base + mem.size;
+}
+
 static int fake_copy(void *dst, uint64_t src, size_t len)
 {
-	if (!mem.base || src < (uintptr_t)mem.base ||
-	    src + len > (uintptr_t)mem.base + mem.size)
+	if (!fake_range(src, len))
 		return ERR_INVALID;
 	memcpy(dst, (void *)(uintptr_t)src, len);
+	return 0;
+}
+
+static int fake_copy_in(uint64_t dst, const void *src, size_t len)
+{
+	if (!fake_range(dst, len))
+		return ERR_INVALID;
+	memcpy((void *)(uintptr_t)dst, src, len);
 	return 0;
 }
 
@@ -120,6 +136,8 @@ int fake_cu_export(void *handle, uint64_t dptr, size_t size, int type, unsigned 
 	__asm__("cuMemGetHandleForAddressRange");
 int fake_cu_dtoh(void *dst, uint64_t src, size_t len)
 	__asm__("cuMemcpyDtoH_v2");
+int fake_cu_htod(uint64_t dst, const void *src, size_t len)
+	__asm__("cuMemcpyHtoD_v2");
 int fake_cu_error_string(int err, const char **str)
 	__asm__("cuGetErrorString");
 int fake_cu_pci_bus_id(char *id, int len, int dev)
@@ -200,6 +218,11 @@ int fake_cu_dtoh(void *dst, uint64_t src, size_t len)
 	return fake_copy(dst, src, len);
 }
 
+int fake_cu_htod(uint64_t dst, const void *src, size_t len)
+{
+	return fake_copy_in(dst, src, len);
+}
+
 int fake_cu_error_string(int err, const char **str)
 {
 	*str = err == ERR_NO_DEVICE ? "fake: no device" : "fake: invalid";
@@ -240,8 +263,11 @@ int fake_hip_export(void *handle, void *dptr, size_t size,
 			   ERR_INVALID;
 }
 
+/* hipMemcpyHostToDevice 1, hipMemcpyDeviceToHost 2 */
 int fake_hip_memcpy(void *dst, const void *src, size_t len, int kind)
 {
+	if (kind == 1)
+		return fake_copy_in((uintptr_t)dst, src, len);
 	return kind == 2 ? fake_copy(dst, (uintptr_t)src, len) : ERR_INVALID;
 }
 

@@ -17,6 +17,8 @@
  *	least the page size); the udmabuf comes from a hugetlb memfd (2 MiB
  *	pages) so that its DMA segments are aligned to it
  *   -L: fail if any payload arrives in an SCM_DEVMEM_LINEAR cmsg
+ *   -n: leave the NIC as it is (no header split, RSS or flow rule set up,
+ *	nothing restored): the caller configured it, as with an RSS context
  * Extras: --sha256 (hash of the received stream, read from the dmabuf),
  * --stats, --size BYTES (dmabuf size), --memory udmabuf|heap|p2p|cuda|rocm,
  * --allow-host (readable data is not an error), --connections N (accept N
@@ -62,7 +64,9 @@
 
 #include "devmem_lib.h"
 #include "devmem_nl.h"
-#include "ncdevmem.h"
+#include "ncdevmem_mem.h"
+#include "ncdevmem_pair.h"
+#include "ncdevmem_tx.h"
 #include "netcfg.h"
 
 #ifndef MSG_SOCK_DEVMEM
@@ -106,6 +110,8 @@ static uint64_t dontneed_ns;
 
 static atomic_bool stop;
 static struct devmem_mem mem;
+/* -n: the caller set the NIC up */
+static bool skip_nic_config;
 
 /* what the server changed on the NIC, to put back */
 static struct {
@@ -1125,7 +1131,7 @@ static int do_server(void)
 		goto out_nl;
 	}
 	limit_token_batch();
-	if (nic_setup(&nl))
+	if (!skip_nic_config && nic_setup(&nl))
 		goto out_restore;
 	print_queue_stats("before");
 	if (bind_queues(&nl, mem.fd, &id))
@@ -1387,7 +1393,7 @@ static void help(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s -l -f IF -s ADDR [-c CLIENT] [-p PORT] [-v N] [-q NUM] [-t FIRST]\n"
-		"          [-b RX_PAGE_SIZE] [-L]\n"
+		"          [-b RX_PAGE_SIZE] [-L] [-n]\n"
 		"          [--sha256] [--stats] [--size BYTES]\n"
 		"          [--memory udmabuf|heap|p2p|cuda|rocm]\n"
 		"          [--allow-host] [--connections N [--parallel]] [--unbind-after BYTES]\n"
@@ -1402,7 +1408,7 @@ static void help(const char *prog)
 		"       %s -l --copy -s ADDR [-p PORT]  (plain recv, the baseline)\n"
 		"       [--read-size BYTES] [--dontneed-batch FRAGS]\n"
 		"       %s -f IF -s ADDR [-p PORT] [-c CLIENT] [-z CHUNK] [--size BYTES]\n"
-		"          [--memory udmabuf|heap|p2p] < data (devmem TX client)\n"
+		"          [--memory udmabuf|heap|p2p|cuda|rocm] < data (devmem TX client)\n"
 		"       %s -s ADDR [-p PORT] --tx-bench devmem|zerocopy|copy [-f IF]\n"
 		"          [--bytes N] [--size BYTES] (the sender of make bench)\n"
 		"       %s -s ADDR [-p PORT] < data (plain TCP client)\n",
@@ -1517,11 +1523,14 @@ static enum mode parse_args(int argc, char **argv)
 	bool listen_mode = false, pools = false;
 	int opt, err;
 
-	while ((opt = getopt_long(argc, argv, "ls:c:p:v:q:t:f:b:z:L", longopts,
+	while ((opt = getopt_long(argc, argv, "ls:c:p:v:q:t:f:b:z:Ln", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'l':
 			listen_mode = true;
+			break;
+		case 'n':
+			skip_nic_config = true;
 			break;
 		case 'L':
 			fail_on_linear = true;

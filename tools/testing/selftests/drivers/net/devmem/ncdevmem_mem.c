@@ -7,7 +7,9 @@
  * library is installed, so that ncdevmem builds without GPU headers: the
  * few entry points used are declared here with plain C types. A GPU
  * dmabuf cannot be mmap()ed, so fragments are read back with the runtime's
- * device-to-host copy.
+ * device-to-host copy, and what is sent is written with its host-to-device
+ * copy (upstream's memcpy_to_device); the others are written through a
+ * CPU mapping.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -21,11 +23,12 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <glob.h>
+#include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
 #include <linux/p2pbuf.h>
 
 #include "devmem_lib.h"
-#include "ncdevmem.h"
+#include "ncdevmem_mem.h"
 
 /* udmabuf */
 
@@ -156,6 +159,7 @@ static struct {
 	int (*export)(void *fd, uint64_t dptr, size_t size, int type,
 		      unsigned long long flags);
 	int (*dtoh)(void *dst, uint64_t src, size_t len);
+	int (*htod)(uint64_t dst, const void *src, size_t len);
 	int (*error_string)(int err, const char **str);
 } cu;
 
@@ -168,6 +172,7 @@ static const struct gpu_sym cu_syms[] = {
 	{ "cuMemAlloc_v2", &cu.alloc },
 	{ "cuMemGetHandleForAddressRange", &cu.export },
 	{ "cuMemcpyDtoH_v2", &cu.dtoh },
+	{ "cuMemcpyHtoD_v2", &cu.htod },
 	{ "cuGetErrorString", &cu.error_string, true },
 	{}
 };
@@ -230,7 +235,18 @@ static int cuda_read(const struct devmem_mem *m, void *dst, uint64_t off,
 	return err ? -EIO : 0;
 }
 
+static int cuda_write(const struct devmem_mem *m, uint64_t off,
+		      const void *src, size_t len)
+{
+	int err = cu.htod(m->dptr + off, src, len);
+
+	if (err)
+		fprintf(stderr, "cuda: copy to the GPU: %s\n", cu_strerror(err));
+	return err ? -EIO : 0;
+}
+
 #define HIP_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD	1
+#define HIP_MEMCPY_HOST_TO_DEVICE		1
 #define HIP_MEMCPY_DEVICE_TO_HOST		2
 
 static struct {
@@ -303,12 +319,26 @@ static int rocm_read(const struct devmem_mem *m, void *dst, uint64_t off,
 	return err ? -EIO : 0;
 }
 
+static int rocm_write(const struct devmem_mem *m, uint64_t off,
+		      const void *src, size_t len)
+{
+	int err = hip.memcpy((void *)(uintptr_t)(m->dptr + off), src, len,
+			     HIP_MEMCPY_HOST_TO_DEVICE);
+
+	if (err)
+		fprintf(stderr, "rocm: copy to the GPU: %s\n",
+			hip_strerror(err));
+	return err ? -EIO : 0;
+}
+
 static const struct mem_ops providers[] = {
 	{ .name = "udmabuf", .alloc = udmabuf_mem_alloc },
 	{ .name = "heap", .alloc = heap_alloc },
 	{ .name = "p2p", .alloc = p2p_alloc },
-	{ .name = "cuda", .alloc = cuda_alloc, .read = cuda_read },
-	{ .name = "rocm", .alloc = rocm_alloc, .read = rocm_read },
+	{ .name = "cuda", .alloc = cuda_alloc, .read = cuda_read,
+	  .write = cuda_write },
+	{ .name = "rocm", .alloc = rocm_alloc, .read = rocm_read,
+	  .write = rocm_write },
 	{}
 };
 
@@ -359,8 +389,46 @@ int mem_open(struct devmem_mem *m, const char *provider, size_t size,
 	return err;
 }
 
+/* CPU writes to a mapped dmabuf, bracketed as dma-buf asks */
+static int mapped_write(struct devmem_mem *m, uint64_t off, const void *src,
+			size_t len)
+{
+	struct dma_buf_sync sync = {
+		.flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE,
+	};
+	int err = 0;
+
+	if (!m->wmap) {
+		m->wmap = mmap(NULL, m->size, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, m->fd, 0);
+		if (m->wmap == MAP_FAILED) {
+			m->wmap = NULL;
+			return -errno;
+		}
+	}
+	if (ioctl(m->fd, DMA_BUF_IOCTL_SYNC, &sync))
+		return -errno;
+	memcpy(m->wmap + off, src, len);
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE;
+	if (ioctl(m->fd, DMA_BUF_IOCTL_SYNC, &sync))
+		err = -errno;
+	return err;
+}
+
+int mem_write(struct devmem_mem *m, uint64_t off, const void *src, size_t len)
+{
+	if (off > m->size || len > m->size - off)
+		return -EINVAL;
+	if (m->ops->write)
+		return m->ops->write(m, off, src, len);
+	return mapped_write(m, off, src, len);
+}
+
 void mem_close(struct devmem_mem *m)
 {
+	if (m->wmap)
+		munmap(m->wmap, m->size);
+	m->wmap = NULL;
 	if (m->map)
 		munmap(m->map, m->size);
 	free(m->bounce);

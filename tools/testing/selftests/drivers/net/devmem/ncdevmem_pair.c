@@ -25,7 +25,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ncdevmem.h"
+#include "ncdevmem_mem.h"
+#include "ncdevmem_pair.h"
 
 #define PAIR_MAX_DEPTH	16
 

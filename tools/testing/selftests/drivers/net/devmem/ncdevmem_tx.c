@@ -3,8 +3,10 @@
  * ncdevmem's client (TX) mode: send stdin from device memory.
  *
  * The dmabuf is bound for TX (bind-tx) to the device the connection's
- * route leaves through; stdin is read into the dmabuf through its CPU
- * mapping (as a producer on the device would write it), and sent with
+ * route leaves through; stdin is read into host memory and copied into
+ * the dmabuf with mem_write() (the GPU runtime's host-to-device copy for
+ * GPU memory, a CPU mapping otherwise, as upstream's memcpy_to_device
+ * does), and sent with
  * sendmsg(MSG_ZEROCOPY) whose iovecs are offsets into the dmabuf and
  * whose SCM_DEVMEM_DMABUF control message names the binding. The dmabuf
  * is used as a ring of two halves: a half is refilled only once the
@@ -27,7 +29,8 @@
 
 #include "devmem_lib.h"
 #include "devmem_nl.h"
-#include "ncdevmem.h"
+#include "ncdevmem_mem.h"
+#include "ncdevmem_tx.h"
 
 #define TX_MAX_IOVS		1024
 
@@ -111,7 +114,7 @@ int devmem_send(int fd, const char *ifname, const char *memory,
 {
 	struct tx_ring r = { .fd = fd };
 	struct devmem_mem mem = {};
-	uint8_t *map = MAP_FAILED;
+	uint8_t *stage = NULL;
 	uint64_t total = 0;
 	struct devmem_nl nl;
 	size_t half;
@@ -123,16 +126,9 @@ int devmem_send(int fd, const char *ifname, const char *memory,
 		fprintf(stderr, "%s: %s\n", memory, strerror(-err));
 		return err == -ENODEV ? KSFT_SKIP : 1;
 	}
-	/* the "device" writes the payload: through a writable view */
-	if (mem.map)
-		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
-			   mem.fd, 0);
-	if (map == MAP_FAILED) {
-		fprintf(stderr, "%s: no CPU view to write the payload\n",
-			memory);
-		goto out_mem;
-	}
-	if (devmem_nl_open(&nl))
+	half = size / 2 & ~(size_t)4095;
+	stage = malloc(half);
+	if (!stage || devmem_nl_open(&nl))
 		goto out_mem;
 	err = devmem_bind_tx(&nl, if_nametoindex(ifname), mem.fd, &r.id);
 	if (err) {
@@ -147,19 +143,20 @@ int devmem_send(int fd, const char *ifname, const char *memory,
 	printf("bind-tx %s: binding %u, %zu bytes of %s\n", ifname, r.id,
 	       size, memory);
 
-	half = size / 2 & ~(size_t)4095;
 	if (!chunk)
 		chunk = half;
 	for (;;) {
-		/* the half is free once every send from it completed */
-		err = tx_reap(&r, r.half_calls[h]);
-		if (err)
-			break;
-		n = read_full(map + h * half, half);
+		n = read_full(stage, half);
 		if (n <= 0) {
 			err = n < 0 ? -EIO : 0;
 			break;
 		}
+		/* the half is free once every send from it completed */
+		err = tx_reap(&r, r.half_calls[h]);
+		if (!err)
+			err = mem_write(&mem, h * half, stage, n);
+		if (err)
+			break;
 		err = tx_send(&r, h * half, n, chunk);
 		if (err)
 			break;
@@ -182,8 +179,7 @@ int devmem_send(int fd, const char *ifname, const char *memory,
 out_nl:
 	devmem_nl_close(&nl);
 out_mem:
-	if (map != MAP_FAILED)
-		munmap(map, size);
+	free(stage);
 	mem_close(&mem);
 	return ret;
 }
@@ -257,13 +253,9 @@ int devmem_send_bench(int fd, const char *ifname, const char *memory,
 			fprintf(stderr, "%s: %s\n", memory, strerror(-err));
 			return err == -ENODEV ? KSFT_SKIP : 1;
 		}
-		if (mem.map)
-			buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
-				   MAP_SHARED, mem.fd, 0);
-	} else {
-		buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	}
+	buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED) {
 		fprintf(stderr, "no buffer of %zu bytes\n", size);
 		goto out_mem;
@@ -271,6 +263,12 @@ int devmem_send_bench(int fd, const char *ifname, const char *memory,
 	/* written once, as a producer would; never by the send loop */
 	memset(buf, 'x', size);
 	if (devmem) {
+		err = mem_write(&mem, 0, buf, size);
+		if (err) {
+			fprintf(stderr, "%s: write: %s\n", memory,
+				strerror(-err));
+			goto out_mem;
+		}
 		if (devmem_nl_open(&nl))
 			goto out_mem;
 		nl_open = true;

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ncdevmem's memory providers: where the dmabuf that receives the payload
- * comes from, and how the CPU reads a fragment back to validate it.
+ * ncdevmem's memory providers (ncdevmem_mem.c): where the dmabuf comes
+ * from, how the CPU reads a received fragment back to validate it, and
+ * how what is sent gets into it.
  */
-#ifndef NCDEVMEM_H
-#define NCDEVMEM_H
+#ifndef NCDEVMEM_MEM_H
+#define NCDEVMEM_MEM_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define KSFT_SKIP		4	/* exit status: skipped (kselftest) */
+/* exit status when the memory asked for is not here (kselftest's skip) */
+#define KSFT_SKIP		4
 
 struct devmem_mem;
 
@@ -23,6 +25,9 @@ struct mem_ops {
 	/* Copy device memory to @dst; NULL: the dmabuf is mmap()ed. */
 	int (*read)(const struct devmem_mem *m, void *dst, uint64_t off,
 		    size_t len);
+	/* Copy @src into device memory; NULL: through a CPU mapping. */
+	int (*write)(const struct devmem_mem *m, uint64_t off,
+		     const void *src, size_t len);
 };
 
 struct devmem_mem {
@@ -31,6 +36,7 @@ struct devmem_mem {
 	int fd;			/* the dmabuf */
 	bool huge;		/* udmabuf: from a hugetlb memfd */
 	uint8_t *map;		/* CPU mapping, host memory only */
+	uint8_t *wmap;		/* its writable twin, made by mem_write() */
 	uint64_t dptr;		/* device address, GPU memory only */
 	uint8_t *bounce;	/* fragments copied out of GPU memory */
 	size_t bounce_len;
@@ -45,14 +51,14 @@ int mem_open(struct devmem_mem *m, const char *provider, size_t size,
 void mem_close(struct devmem_mem *m);
 /* Where the CPU reads [@off, @off + @len), or NULL if it cannot. */
 const uint8_t *mem_frag(struct devmem_mem *m, uint64_t off, uint32_t len);
+/* Put @len bytes of @src at @off of the dmabuf: 0 or -errno. */
+int mem_write(struct devmem_mem *m, uint64_t off, const void *src,
+	      size_t len);
 /* The p2pbuf device the "p2p" provider uses, or NULL if there is none. */
 const char *p2pbuf_path(void);
-/* --pair (ncdevmem_pair.c): print each PCI NIC's path to the memory's
- * owner and whether it reaches it peer to peer; with @pick, put the
- * closest such NIC in @ifname. 0, or -ENODEV.
- */
-#define IFNAMSIZ_PAIR	16
-int pair_nic(const char *memory, const char *owner, bool pick, char *ifname);
+/* Names of the providers, for the usage text. */
+const char *mem_providers(void);
+
 /* A runtime library's entry point, resolved by gpu_load(). */
 struct gpu_sym {
 	const char *name;
@@ -64,20 +70,5 @@ struct gpu_sym {
  * library: skip) or -EOPNOTSUPP (an entry point is missing).
  */
 int gpu_load(const char *kind, const char *lib, const struct gpu_sym *syms);
-/* Client mode (ncdevmem_tx.c): bind the dmabuf for TX on @ifname and
- * send stdin from it over the connected socket @fd, in iovecs of at most
- * @chunk bytes (0: as large as possible). The exit status.
- */
-int devmem_send(int fd, const char *ifname, const char *memory,
-		size_t size, size_t chunk);
-/* --tx-bench: send @total bytes, the same @size bytes over and over,
- * "devmem" (from a TX binding on @ifname), "zerocopy" (MSG_ZEROCOPY from
- * host memory) or "copy" (send()); prints the sender's figures once the
- * peer acknowledged everything. The exit status.
- */
-int devmem_send_bench(int fd, const char *ifname, const char *memory,
-		      size_t size, uint64_t total, const char *how);
-/* Names of the providers, for the usage text. */
-const char *mem_providers(void);
 
-#endif /* NCDEVMEM_H */
+#endif /* NCDEVMEM_MEM_H */
