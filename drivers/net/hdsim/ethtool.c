@@ -480,7 +480,7 @@ static const char hdsim_rq_stat_names[][ETH_GSTRING_LEN] = {
 	"packets", "bytes", "hds_packets", "hds_payload_bytes",
 	"devmem_payload_bytes", "payload_cpu_syncs", "alloc_fail", "csum_err",
 	"fault_drop", "ring_full", "gro_hw_skbs", "gro_hw_frames",
-	"gro_hw_discarded",
+	"gro_hw_discarded", "gro_hw_opened", "gro_hw_evicted", "gro_hw_flushed",
 };
 
 #define HDSIM_RQ_NSTATS	ARRAY_SIZE(hdsim_rq_stat_names)
@@ -538,6 +538,9 @@ static void hdsim_get_ethtool_stats(struct net_device *dev,
 		*data++ = READ_ONCE(s->gro_hw_skbs);
 		*data++ = READ_ONCE(s->gro_hw_frames);
 		*data++ = READ_ONCE(s->gro_hw_discarded);
+		*data++ = READ_ONCE(s->gro_hw_opened);
+		*data++ = READ_ONCE(s->gro_hw_evicted);
+		*data++ = READ_ONCE(s->gro_hw_flushed);
 	}
 }
 

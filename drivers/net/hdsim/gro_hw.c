@@ -7,22 +7,27 @@
  * cmsg carry tens of segments.
  *
  * The model:
- * - An RX queue has at most one open aggregate, in one payload buffer. A
- *   buffer never holds two flows and never outlives its aggregate: what
- *   is left of it when the aggregate closes stays unused.
- * - A frame joins if its headers are the first frame's but for lengths,
- *   IP id and checksum, sequence number, TCP checksum and PSH; it carries
- *   the next sequence number; its payload is no longer than the first
- *   frame's (the MSS); and it fits in the rest of the buffer.
- * - The aggregate closes (goes to the stack) when a frame does not join,
- *   after a frame with PSH or with less than the MSS joined, when the
- *   buffer cannot take another MSS, and when a NAPI poll drained the
- *   ring: that is the "timer", no frame waits for frames not yet on the
- *   wire. A poll that spent its budget leaves the aggregate open for the
- *   next one, which comes at once.
+ * - An RX queue keeps up to gro_hw_sessions aggregation sessions (debugfs,
+ *   1 to 128, default 64: hardware GRO engines keep tens to hundreds), one
+ *   per flow, each in a payload buffer of its own. A buffer never holds
+ *   two flows and never outlives its session: what is left of it when the
+ *   session closes stays unused.
+ * - A frame joins its flow's session if its headers are the first frame's
+ *   but for lengths, IP id and checksum, sequence number, TCP checksum
+ *   and PSH; it carries the next sequence number; its payload is no longer
+ *   than the first frame's (the MSS); and it fits in the rest of the
+ *   buffer. A frame of the flow that does not join closes the session.
+ * - A frame of a flow without a session opens one; with every session in
+ *   use, the oldest is closed first (evicted).
+ * - A session closes (goes to the stack) after a frame with PSH or with
+ *   less than the MSS joined, when its buffer cannot take another MSS,
+ *   when its flow sends FIN, RST or anything that does not join, and
+ *   when a NAPI poll drained the ring: that is the timer, no frame waits
+ *   for frames not yet on the wire. A poll that spent its budget leaves
+ *   the sessions open for the next one, which comes at once.
  * - Out-of-order frames, SYN, FIN, RST, URG, ECE and CWR, and frames the
- *   device does not split never join or open an aggregate; the stack gets
- *   them as before, in wire order.
+ *   device does not split never join or open a session; the stack gets
+ *   them after their flow's session, in wire order within the flow.
  * An aggregate of two or more frames looks like a hardware GRO skb:
  * gso_size is the MSS, the IP header carries the total length, and the
  * TCP checksum is left CHECKSUM_PARTIAL (the device checked every frame),
@@ -67,120 +72,16 @@ static void hdsim_gro_hw_key(const struct sk_buff *src,
 	th->psh = 0;
 }
 
-/* Open an aggregate with @src in a new buffer. */
-static bool hdsim_gro_hw_open(struct hdsim_rq *rq, struct sk_buff *src,
-			      const struct hdsim_hdrs *h, const u8 *key,
-			      u32 seq)
+/* Close session @g: hand its aggregate to the stack. */
+static void hdsim_gro_hw_close(struct hdsim_rq *rq,
+			       struct hdsim_gro_hw_session *g)
 {
-	struct page_pool *pp = rq->mem.payload_pool;
-	unsigned int buf_size = hdsim_rx_buf_size(rq);
-	struct hdsim_gro_hw *g = &rq->gro_hw;
-	u32 payload = src->len - h->len;
-	struct sk_buff *skb;
-	netmem_ref buf;
-
-	buf = page_pool_dev_alloc_netmem(pp);
-	if (!buf)
-		return false;
-
-	skb = hdsim_rx_hdr_skb(rq, src, h->len);
-	if (!skb) {
-		page_pool_put_full_netmem(pp, buf, true);
-		return false;
-	}
-
-	hdsim_rx_payload(rq, buf, 0, src, h->len, payload);
-	skb_add_rx_frag_netmem(skb, 0, buf, 0, payload, buf_size);
-	rq->stats.hds_packets++;
-
-	g->skb = skb;
-	g->buf = buf;
-	g->hdrs = *h;
-	memcpy(g->key, key, h->len);
-	g->next_seq = seq + payload;
-	g->mss = payload;
-	g->frames = 1;
-	return true;
-}
-
-/**
- * hdsim_hw_gro_add() - let a split TCP frame join the queue's aggregate
- * @rq: RX queue, in its NAPI poll
- * @src: the frame on the wire
- * @h: where its headers are
- *
- * Return: true if the device took the frame into an aggregate (the open
- * one or a new one); false if the caller must deliver it alone, after
- * the aggregate that was open, which this closed.
- */
-bool hdsim_hw_gro_add(struct hdsim_rq *rq, struct sk_buff *src,
-		      const struct hdsim_hdrs *h)
-{
-	unsigned int buf_size = hdsim_rx_buf_size(rq);
-	struct hdsim_gro_hw *g = &rq->gro_hw;
-	u32 payload = src->len - h->len;
-	u8 key[HDSIM_HDR_MAX];
-	skb_frag_t *frag;
-	struct tcphdr th;
-	u32 used;
-
-	if (skb_copy_bits(src, h->thoff, &th, sizeof(th)) ||
-	    tcp_flag_word(&th) & HDSIM_GRO_HW_NEVER) {
-		hdsim_hw_gro_flush(rq);
-		return false;
-	}
-	hdsim_gro_hw_key(src, h, key);
-
-	if (g->skb) {
-		frag = &skb_shinfo(g->skb)->frags[0];
-		used = skb_frag_size(frag);
-		if (h->len == g->hdrs.len && ntohl(th.seq) == g->next_seq &&
-		    payload <= g->mss && used + payload <= buf_size &&
-		    !memcmp(key, g->key, h->len))
-			goto join;
-		hdsim_hw_gro_flush(rq);
-	}
-
-	/* alone if it carries PSH or no second frame fits after it */
-	if (th.psh || payload > buf_size / 2)
-		return false;
-	return hdsim_gro_hw_open(rq, src, h, key, ntohl(th.seq));
-
-join:
-	hdsim_rx_payload(rq, g->buf, used, src, h->len, payload);
-	skb_frag_size_add(frag, payload);
-	g->skb->len += payload;
-	g->skb->data_len += payload;
-	g->next_seq += payload;
-	g->frames++;
-	rq->stats.hds_packets++;
-
-	if (th.psh) {
-		struct tcphdr *agg_th = (struct tcphdr *)(g->skb->data +
-							  g->hdrs.thoff);
-
-		agg_th->psh = 1;
-	}
-	if (th.psh || payload < g->mss || used + payload + g->mss > buf_size)
-		hdsim_hw_gro_flush(rq);
-	return true;
-}
-
-/**
- * hdsim_hw_gro_flush() - close the queue's aggregate, if any, and hand it
- *	to the stack
- * @rq: RX queue, in its NAPI poll
- */
-void hdsim_hw_gro_flush(struct hdsim_rq *rq)
-{
-	struct hdsim_gro_hw *g = &rq->gro_hw;
 	struct sk_buff *skb = g->skb;
 	struct tcphdr *th;
 	int tcp_len;
 
-	if (!skb)
-		return;
 	g->skb = NULL;
+	rq->gro_hw.open--;
 
 	skb_set_network_header(skb, g->hdrs.nhoff);
 	skb_set_transport_header(skb, g->hdrs.thoff);
@@ -218,20 +119,223 @@ void hdsim_hw_gro_flush(struct hdsim_rq *rq)
 	hdsim_rx_deliver(rq, skb, true);
 }
 
+/* Close the session of flow @flow, if it has one. */
+static void hdsim_gro_hw_close_flow(struct hdsim_rq *rq, u32 flow)
+{
+	struct hdsim_gro_hw *gh = &rq->gro_hw;
+	unsigned int i;
+
+	for (i = 0; gh->open && i < HDSIM_GRO_HW_SESSIONS_MAX; i++) {
+		if (gh->s[i].skb && gh->s[i].flow == flow) {
+			hdsim_gro_hw_close(rq, &gh->s[i]);
+			rq->stats.gro_hw_flushed++;
+		}
+	}
+}
+
+/* A free session for a new flow: one never used, or, with the port's
+ * gro_hw_sessions in use, the oldest, closed first.
+ */
+static struct hdsim_gro_hw_session *hdsim_gro_hw_slot(struct hdsim_rq *rq)
+{
+	unsigned int max = READ_ONCE(rq->port->gro_hw_sessions), i;
+	struct hdsim_gro_hw *gh = &rq->gro_hw;
+	struct hdsim_gro_hw_session *oldest = NULL;
+
+	max = clamp_t(unsigned int, max, 1, HDSIM_GRO_HW_SESSIONS_MAX);
+	for (i = 0; i < HDSIM_GRO_HW_SESSIONS_MAX; i++) {
+		struct hdsim_gro_hw_session *g = &gh->s[i];
+
+		if (!g->skb) {
+			if (gh->open < max)
+				return g;
+			continue;
+		}
+		if (!oldest || g->opened < oldest->opened)
+			oldest = g;
+	}
+	/* the knob may have shrunk: close until one fewer than it is open */
+	while (oldest) {
+		hdsim_gro_hw_close(rq, oldest);
+		rq->stats.gro_hw_evicted++;
+		if (gh->open < max)
+			return oldest;
+		oldest = NULL;
+		for (i = 0; i < HDSIM_GRO_HW_SESSIONS_MAX; i++)
+			if (gh->s[i].skb &&
+			    (!oldest || gh->s[i].opened < oldest->opened))
+				oldest = &gh->s[i];
+	}
+	return NULL;
+}
+
+/* Open a session for @src's flow in a new buffer. */
+static bool hdsim_gro_hw_open(struct hdsim_rq *rq, struct sk_buff *src,
+			      const struct hdsim_hdrs *h, const u8 *key,
+			      u32 flow, u32 seq)
+{
+	struct page_pool *pp = rq->mem.payload_pool;
+	unsigned int buf_size = hdsim_rx_buf_size(rq);
+	u32 payload = src->len - h->len;
+	struct hdsim_gro_hw_session *g;
+	struct sk_buff *skb;
+	netmem_ref buf;
+
+	g = hdsim_gro_hw_slot(rq);
+	if (!g)
+		return false;
+
+	buf = page_pool_dev_alloc_netmem(pp);
+	if (!buf)
+		return false;
+
+	skb = hdsim_rx_hdr_skb(rq, src, h->len);
+	if (!skb) {
+		page_pool_put_full_netmem(pp, buf, true);
+		return false;
+	}
+
+	hdsim_rx_payload(rq, buf, 0, src, h->len, payload);
+	skb_add_rx_frag_netmem(skb, 0, buf, 0, payload, buf_size);
+	rq->stats.hds_packets++;
+	rq->stats.gro_hw_opened++;
+
+	g->skb = skb;
+	g->buf = buf;
+	g->hdrs = *h;
+	memcpy(g->key, key, h->len);
+	g->flow = flow;
+	g->next_seq = seq + payload;
+	g->mss = payload;
+	g->frames = 1;
+	g->opened = rq->gro_hw.clock++;
+	rq->gro_hw.open++;
+	return true;
+}
+
 /**
- * hdsim_hw_gro_discard() - drop the open aggregate of a stopped queue
+ * hdsim_hw_gro_add() - let a split TCP frame join its flow's session
+ * @rq: RX queue, in its NAPI poll
+ * @src: the frame on the wire
+ * @h: where its headers are
+ *
+ * Return: true if the device took the frame into an aggregate (its flow's
+ * open one or a new one); false if the caller must deliver it alone,
+ * after its flow's aggregate, which this closed.
+ */
+bool hdsim_hw_gro_add(struct hdsim_rq *rq, struct sk_buff *src,
+		      const struct hdsim_hdrs *h)
+{
+	unsigned int buf_size = hdsim_rx_buf_size(rq);
+	struct hdsim_gro_hw *gh = &rq->gro_hw;
+	struct hdsim_gro_hw_session *g = NULL;
+	u32 payload = src->len - h->len;
+	u8 key[HDSIM_GRO_HW_KEY_MAX];
+	u32 flow = skb_get_hash(src);
+	skb_frag_t *frag;
+	struct tcphdr th;
+	unsigned int i;
+	u32 used;
+
+	if (h->len > HDSIM_GRO_HW_KEY_MAX ||
+	    skb_copy_bits(src, h->thoff, &th, sizeof(th)) ||
+	    tcp_flag_word(&th) & HDSIM_GRO_HW_NEVER) {
+		hdsim_gro_hw_close_flow(rq, flow);
+		return false;
+	}
+	hdsim_gro_hw_key(src, h, key);
+
+	for (i = 0; gh->open && i < HDSIM_GRO_HW_SESSIONS_MAX; i++) {
+		if (!gh->s[i].skb || gh->s[i].flow != flow)
+			continue;
+		g = &gh->s[i];
+		frag = &skb_shinfo(g->skb)->frags[0];
+		used = skb_frag_size(frag);
+		if (h->len == g->hdrs.len && ntohl(th.seq) == g->next_seq &&
+		    payload <= g->mss && used + payload <= buf_size &&
+		    !memcmp(key, g->key, h->len))
+			goto join;
+		hdsim_gro_hw_close(rq, g);
+		rq->stats.gro_hw_flushed++;
+	}
+
+	/* alone if it carries PSH or no second frame fits after it */
+	if (th.psh || payload > buf_size / 2)
+		return false;
+	return hdsim_gro_hw_open(rq, src, h, key, flow, ntohl(th.seq));
+
+join:
+	hdsim_rx_payload(rq, g->buf, used, src, h->len, payload);
+	skb_frag_size_add(frag, payload);
+	g->skb->len += payload;
+	g->skb->data_len += payload;
+	g->next_seq += payload;
+	g->frames++;
+	rq->stats.hds_packets++;
+
+	if (th.psh) {
+		struct tcphdr *agg_th = (struct tcphdr *)(g->skb->data +
+							  g->hdrs.thoff);
+
+		agg_th->psh = 1;
+	}
+	if (th.psh || payload < g->mss || used + payload + g->mss > buf_size) {
+		hdsim_gro_hw_close(rq, g);
+		rq->stats.gro_hw_flushed++;
+	}
+	return true;
+}
+
+/**
+ * hdsim_hw_gro_flush() - close every session of the queue and hand their
+ *	aggregates to the stack
+ * @rq: RX queue, in its NAPI poll
+ */
+void hdsim_hw_gro_flush(struct hdsim_rq *rq)
+{
+	struct hdsim_gro_hw *gh = &rq->gro_hw;
+	unsigned int i;
+
+	for (i = 0; gh->open && i < HDSIM_GRO_HW_SESSIONS_MAX; i++) {
+		if (gh->s[i].skb) {
+			hdsim_gro_hw_close(rq, &gh->s[i]);
+			rq->stats.gro_hw_flushed++;
+		}
+	}
+}
+
+/**
+ * hdsim_hw_gro_flush_flow() - close the session of @src's flow, if any,
+ *	before @src goes to the stack unpacked
+ * @rq: RX queue, in its NAPI poll
+ * @src: a frame on the wire that does not take part in packing
+ */
+void hdsim_hw_gro_flush_flow(struct hdsim_rq *rq, struct sk_buff *src)
+{
+	if (rq->gro_hw.open)
+		hdsim_gro_hw_close_flow(rq, skb_get_hash(src));
+}
+
+/**
+ * hdsim_hw_gro_discard() - drop the open sessions of a stopped queue
  * @rq: RX queue whose NAPI is disabled
  *
- * Its frames are lost, as those of a ring being torn down; TCP sends them
- * again. The payload buffer goes back to its pool with the skb.
+ * Their frames are lost, as those of a ring being torn down; TCP sends
+ * them again. The payload buffers go back to their pool with the skbs.
  */
 void hdsim_hw_gro_discard(struct hdsim_rq *rq)
 {
-	struct hdsim_gro_hw *g = &rq->gro_hw;
+	struct hdsim_gro_hw *gh = &rq->gro_hw;
+	unsigned int i;
 
-	if (!g->skb)
-		return;
-	rq->stats.gro_hw_discarded += g->frames;
-	kfree_skb(g->skb);
-	g->skb = NULL;
+	for (i = 0; i < HDSIM_GRO_HW_SESSIONS_MAX; i++) {
+		struct hdsim_gro_hw_session *g = &gh->s[i];
+
+		if (!g->skb)
+			continue;
+		rq->stats.gro_hw_discarded += g->frames;
+		kfree_skb(g->skb);
+		g->skb = NULL;
+	}
+	gh->open = 0;
 }

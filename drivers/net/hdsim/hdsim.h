@@ -60,6 +60,9 @@ struct hdsim_rq_stats {
 	u64 gro_hw_skbs;	/* aggregates of two or more frames */
 	u64 gro_hw_frames;	/* frames in those aggregates */
 	u64 gro_hw_discarded;	/* frames of aggregates a queue stop dropped */
+	u64 gro_hw_opened;	/* aggregation sessions opened */
+	u64 gro_hw_evicted;	/* closed early to make room for another flow */
+	u64 gro_hw_flushed;	/* closed otherwise (end, PSH, FIN, poll end) */
 };
 
 /* Where the device found the headers of a TCP frame it splits. */
@@ -70,29 +73,52 @@ struct hdsim_hdrs {
 	bool ipv6;
 };
 
+/* packing: aggregation sessions per RX queue (debugfs gro_hw_sessions) */
+#define HDSIM_GRO_HW_SESSIONS_MAX	128
+#define HDSIM_GRO_HW_SESSIONS_DEF	64
+/* longest headers a session keeps (Ethernet, IPv6, TCP with options) */
+#define HDSIM_GRO_HW_KEY_MAX		128
+
 /**
- * struct hdsim_gro_hw - the open aggregate of an RX queue (packing)
- * @skb: headers of the first frame, one frag: the payload so far
+ * struct hdsim_gro_hw_session - one open aggregate of an RX queue
+ * @skb: headers of the first frame, one frag: the payload so far; NULL
+ *	while the session is free
  * @buf: the payload buffer the frames are packed into, owned by @skb
  * @hdrs: where the headers of @skb are
  * @key: the first frame's headers with the fields that change from
  *	segment to segment (lengths, IP id and checksum, sequence number,
  *	TCP checksum and PSH) zeroed; a frame joins only if its own match
+ * @flow: the flow's hash (skb_get_hash()), to find its session
  * @next_seq: sequence number the next frame must carry
  * @mss: payload of the first frame; a shorter frame closes the aggregate
  * @frames: frames in the aggregate
- *
- * Owned by the queue's NAPI poll. Open between two polls only while the
- * first spent its budget; a queue stop discards it.
+ * @opened: the queue's session clock when it opened; the oldest goes first
  */
-struct hdsim_gro_hw {
+struct hdsim_gro_hw_session {
 	struct sk_buff *skb;
 	netmem_ref buf;
 	struct hdsim_hdrs hdrs;
-	u8 key[HDSIM_HDR_MAX];
+	u8 key[HDSIM_GRO_HW_KEY_MAX];
+	u32 flow;
 	u32 next_seq;
 	u32 mss;
 	u32 frames;
+	u64 opened;
+};
+
+/**
+ * struct hdsim_gro_hw - the aggregation sessions of an RX queue (packing)
+ * @s: the sessions, at most the port's gro_hw_sessions of them in use
+ * @open: sessions in use
+ * @clock: counts sessions opened, to find the oldest
+ *
+ * Owned by the queue's NAPI poll. Sessions stay open between two polls
+ * only while the first spent its budget; a queue stop discards them.
+ */
+struct hdsim_gro_hw {
+	struct hdsim_gro_hw_session s[HDSIM_GRO_HW_SESSIONS_MAX];
+	unsigned int open;
+	u64 clock;
 };
 
 /* Memory of one RX queue, swapped as a whole by queue restarts. */
@@ -152,6 +178,7 @@ struct hdsim_port {
 	u32 fault_corrupt_csum_every;
 	u32 fault_drop_every;
 	atomic_t fault_seq;
+	u32 gro_hw_sessions;	/* per RX queue, 1..HDSIM_GRO_HW_SESSIONS_MAX */
 	bool ignore_provider;	/* build queues without the provider */
 	bool ignore_rx_page_size; /* ... or with page-sized buffers */
 	struct dentry *ddir;
@@ -199,6 +226,7 @@ extern struct rtnl_link_ops hdsim_link_ops;
 bool hdsim_hw_gro_add(struct hdsim_rq *rq, struct sk_buff *src,
 		      const struct hdsim_hdrs *h);
 void hdsim_hw_gro_flush(struct hdsim_rq *rq);
+void hdsim_hw_gro_flush_flow(struct hdsim_rq *rq, struct sk_buff *src);
 void hdsim_hw_gro_discard(struct hdsim_rq *rq);
 #else
 static inline bool hdsim_hw_gro_add(struct hdsim_rq *rq, struct sk_buff *src,
@@ -208,6 +236,11 @@ static inline bool hdsim_hw_gro_add(struct hdsim_rq *rq, struct sk_buff *src,
 }
 
 static inline void hdsim_hw_gro_flush(struct hdsim_rq *rq)
+{
+}
+
+static inline void hdsim_hw_gro_flush_flow(struct hdsim_rq *rq,
+					   struct sk_buff *src)
 {
 }
 

@@ -351,7 +351,8 @@ static void hdsim_rx_one(struct hdsim_rq *rq, struct sk_buff *src)
 			goto out;
 		}
 	} else {
-		hdsim_hw_gro_flush(rq);
+		/* in wire order after the frames of its flow packed so far */
+		hdsim_hw_gro_flush_flow(rq, src);
 	}
 
 	skb = split ? hdsim_rx_split(rq, src, h.len) : hdsim_rx_copy(rq, src);
@@ -842,6 +843,8 @@ static void hdsim_debugfs_port(struct hdsim_port *port)
 			   &port->fault_corrupt_csum_every);
 	debugfs_create_u32("fault_drop_every", 0600, port->ddir,
 			   &port->fault_drop_every);
+	debugfs_create_u32("gro_hw_sessions", 0600, port->ddir,
+			   &port->gro_hw_sessions);
 	debugfs_create_bool("ignore_provider", 0600, port->ddir,
 			    &port->ignore_provider);
 	debugfs_create_bool("ignore_rx_page_size", 0600, port->ddir,
@@ -871,6 +874,7 @@ int hdsim_port_create(struct hdsim_dev *hdev, unsigned int port_idx)
 	port->rx_ring_size = HDSIM_RING_DEF;
 	port->tx_ring_size = HDSIM_RING_DEF;
 	spin_lock_init(&port->steer_lock);
+	port->gro_hw_sessions = HDSIM_GRO_HW_SESSIONS_DEF;
 	for (i = 0; i < hdev->num_queues; i++) {
 		struct hdsim_rq *rq = &port->rq[i];
 

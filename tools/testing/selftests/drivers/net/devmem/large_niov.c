@@ -11,6 +11,7 @@
 #define __iovec_defined 1
 
 #include <errno.h>
+#include <poll.h>
 #include <sys/mman.h>
 
 #include "../../../kselftest_harness.h"
@@ -448,6 +449,139 @@ TEST_F_TIMEOUT(large, queue_restarts_under_packing_lose_nothing, 300)
 	EXPECT_EQ(0, st.errors);
 	EXPECT_EQ(65536, devmem_env_rx_pool(&self->c.env, QUEUE_A, "buf_size"));
 	EXPECT_EQ(1, devmem_env_rx_pool(&self->c.env, QUEUE_A, "unreadable"));
+}
+
+/*
+ * @nflows connections of @bytes each on QUEUE_A (bound with 64 KiB
+ * net_iovs, packing on), read as data comes so that their segments keep
+ * interleaving on the wire, every byte checked. With @restart, queue A
+ * restarts each time a connection ends: the sessions of the flows still
+ * sending are dropped open. The cmsgs of all of them.
+ */
+static size_t flows_frags(struct __test_metadata *_metadata,
+			  struct large_ctx *c, int nflows, size_t bytes,
+			  const char *restart)
+{
+	struct pollfd pfd[16];
+	struct stream st[16];
+	int i, left = nflows;
+	size_t frags = 0;
+	pid_t pids[16];
+
+	memset(st, 0, sizeof(st));
+	for (i = 0; i < nflows; i++) {
+		pids[i] = sender_to_chunks(c->env.ns, RX_ADDR, PORT_A, bytes,
+					   1 << 20);
+		pfd[i].fd = accept(c->env.lfd, NULL, NULL);
+		pfd[i].events = POLLIN;
+		ASSERT_GE(pfd[i].fd, 0);
+		st[i].map_size = c->a.size;
+	}
+	while (left) {
+		ASSERT_GT(poll(pfd, nflows, 10000), 0);
+		for (i = 0; i < nflows; i++) {
+			if (pfd[i].fd < 0 || !(pfd[i].revents & POLLIN))
+				continue;
+			ASSERT_GT(recv_step(pfd[i].fd, c->a.map, &st[i], false,
+					    SIZE_MAX), 0);
+			if (st[i].bytes < bytes)
+				continue;
+			close(pfd[i].fd);
+			pfd[i].fd = -1;
+			left--;
+			if (restart && left)
+				EXPECT_EQ(0, run("echo %d > %s", QUEUE_A,
+						 restart));
+		}
+	}
+	for (i = 0; i < nflows; i++) {
+		EXPECT_EQ(bytes, st[i].devmem);
+		EXPECT_EQ(0, st[i].errors);
+		EXPECT_EQ(0, reap(pids[i]));
+		frags += st[i].frags;
+	}
+	return frags;
+}
+
+/* debugfs file @name of port 0 of the fixture's device in @path */
+static void port_knob(const struct large_ctx *c, const char *name,
+		      char *path, size_t len)
+{
+	snprintf(path, len, "/sys/kernel/debug/hdsim/hdsim%u/port0/%s",
+		 c->env.dev_id, name);
+}
+
+/*
+ * Eight flows interleaved on one queue keep an aggregation session each:
+ * their cmsgs stay near eight times one flow's, and no session is evicted
+ * (eight flows, 64 sessions).
+ */
+TEST_F_TIMEOUT(large, interleaved_flows_keep_their_own_aggregates, 300)
+{
+	const char *ifname = self->c.env.ifname;
+	size_t one, eight, bytes = 2 << 20;
+	int64_t evicted;
+
+	ASSERT_EQ(0, ethtool_feature(ifname, "rx-gro-hw", true));
+	ASSERT_EQ(0, bind_buf(&self->c.nl, &self->c.env, &self->c.a, BUF_SIZE,
+			      0, true, QUEUE_A, 65536));
+	evicted = ethtool_stat(ifname, "rx2_gro_hw_evicted");
+	one = flows_frags(_metadata, &self->c, 1, bytes, NULL);
+	eight = flows_frags(_metadata, &self->c, 8, bytes, NULL);
+	evicted = ethtool_stat(ifname, "rx2_gro_hw_evicted") - evicted;
+	ethtool_feature(ifname, "rx-gro-hw", false);
+
+	TH_LOG("one flow: %zu cmsgs for %zu bytes; eight interleaved: %zu",
+	       one, bytes, eight);
+	TH_LOG("per flow, %.2f times one flow's", eight / 8.0 / one);
+	EXPECT_EQ(0, evicted);
+	/* how full one flow's aggregates get depends on the machine (on the
+	 * debug kernel a poll often drains the ring after one frame); what
+	 * sessions give is that eight flows do about as well per flow
+	 */
+	EXPECT_LE(eight, 2 * 8 * one);
+}
+
+/*
+ * More flows than sessions: a flow that finds the one session in use
+ * evicts it, and nothing is lost; nor when the queue restarts with a
+ * session open. Every session opened was closed once: evicted, flushed,
+ * or dropped by one of the seven restarts. (Evictions need frames of two
+ * flows in one NAPI poll: a few on the plain kernel under TCG, possibly
+ * none on the debug kernel, whose polls drain the ring at every frame.)
+ */
+TEST_F_TIMEOUT(large, more_flows_than_sessions_evict_and_lose_nothing, 300)
+{
+	const char *ifname = self->c.env.ifname;
+	int64_t evicted, opened, flushed, dropped;
+	char knob[128], restart[128];
+	size_t frags;
+
+	port_knob(&self->c, "gro_hw_sessions", knob, sizeof(knob));
+	port_knob(&self->c, "queue_restart", restart, sizeof(restart));
+	ASSERT_EQ(0, ethtool_feature(ifname, "rx-gro-hw", true));
+	ASSERT_EQ(0, bind_buf(&self->c.nl, &self->c.env, &self->c.a, BUF_SIZE,
+			      0, true, QUEUE_A, 65536));
+	ASSERT_EQ(0, run("echo 1 > %s", knob));
+	evicted = ethtool_stat(ifname, "rx2_gro_hw_evicted");
+	opened = ethtool_stat(ifname, "rx2_gro_hw_opened");
+	flushed = ethtool_stat(ifname, "rx2_gro_hw_flushed");
+	frags = flows_frags(_metadata, &self->c, 8, 1 << 20, restart);
+	evicted = ethtool_stat(ifname, "rx2_gro_hw_evicted") - evicted;
+	opened = ethtool_stat(ifname, "rx2_gro_hw_opened") - opened;
+	flushed = ethtool_stat(ifname, "rx2_gro_hw_flushed") - flushed;
+	EXPECT_EQ(0, run("echo 64 > %s", knob));
+	ethtool_feature(ifname, "rx-gro-hw", false);
+
+	dropped = opened - evicted - flushed;
+	TH_LOG("8 flows of 1 MiB, 1 session, 7 queue restarts: %zu cmsgs",
+	       frags);
+	TH_LOG("sessions: %lld opened, %lld evicted, %lld flushed, %lld dropped open",
+	       (long long)opened, (long long)evicted, (long long)flushed,
+	       (long long)dropped);
+	EXPECT_GT(opened, 0);
+	EXPECT_GE(dropped, 0);
+	EXPECT_LE(dropped, 7);
 }
 
 TEST_F(large, page_pool_reports_net_iov_size_in_inflight_mem)
