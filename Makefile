@@ -13,7 +13,7 @@ help:
 	@echo "make checkpatch  checkpatch.pl --strict over the series and new files"
 	@echo "make check       all of the above, the kselftests in QEMU, then the lifetime and"
 	@echo "                 bad-input tests again on a debug kernel (DEVMEM_DEBUG=0: skip)"
-	@echo "make check-full  make check with the long streams at 1 GiB (256 MiB in make check)"
+	@echo "make check-full  make check with the long streams at 1 GiB (128 MiB in make check)"
 	@echo "make check-debug the whole suite on the debug kernel (KASAN, lockdep, kmemleak)"
 	@echo "make check-fleet the remote-peer tests on a kernel with Debian 12's networking"
 	@echo "                 options built in (netfilter, conntrack, tc, kTLS, MPTCP, ...)"

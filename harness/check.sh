@@ -6,7 +6,7 @@
 # debug kernel.
 #
 # On the kernel, the long streams (devmem_rx.sh, devmem_tx.sh,
-# e1000e_tx.sh) are 256 MiB, to keep CI well inside its time;
+# e1000e_tx.sh) are 128 MiB, to keep CI well inside its time;
 # `make check-full` (CHECK_FULL=1) runs them at 1 GiB, DEVMEM_LONG_MIB and
 # DEVMEM_TX_LONG_MIB set them. The debug kernel keeps its own defaults
 # (harness/debug.sh).
@@ -15,7 +15,7 @@
 if [ "${CHECK_FULL:-0}" = 1 ]; then
 	long=1024
 else
-	long=256
+	long=128
 fi
 
 H=$REPO/harness

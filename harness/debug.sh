@@ -11,7 +11,7 @@
 # The 1 GiB streams are cut there: receive to DEVMEM_LONG_MIB (default
 # 128), send to DEVMEM_TX_LONG_MIB (default 8; its lifetime cases are
 # what the debug kernel is for); the fuzzer sends FUZZ_NL_MSGS (default
-# 20,000 there, 100,000 on the plain kernel) netlink messages, the remote
+# 10,000 there, 100,000 on the plain kernel) netlink messages, the remote
 # peer's fuzzer plays PEER_FUZZ_ROUNDS connections (1 there, 4 on the
 # plain kernel). In the subset, e1000e_rx.sh and devmem_tx.sh leave the
 # streams that only vary sizes, families and senders to the plain kernel
@@ -35,5 +35,5 @@ fi
 CHECK_LABEL="debug kernel" KSELFTEST_ARGS="$args" \
 	DEVMEM_LONG_MIB=${DEVMEM_LONG_MIB:-128} \
 	DEVMEM_TX_LONG_MIB=${DEVMEM_TX_LONG_MIB:-8} \
-	FUZZ_NL_MSGS=${FUZZ_NL_MSGS:-20000} \
+	FUZZ_NL_MSGS=${FUZZ_NL_MSGS:-10000} \
 	PEER_FUZZ_ROUNDS=${PEER_FUZZ_ROUNDS:-1} "$H/run-kselftests.sh"

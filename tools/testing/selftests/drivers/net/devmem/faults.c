@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 
@@ -461,6 +462,81 @@ TEST_F_TIMEOUT(faults, rss_context_spreads_flows_over_bound_queues, 240)
 	EXPECT_EQ(0, ethtool_flow_del(ifname, rule));
 	EXPECT_EQ(0, ethtool_rss_ctx_del(ifname, ctx));
 	EXPECT_EQ(-ENOENT, ethtool_rss_ctx_table(ifname, ctx, &table));
+}
+
+/*
+ * A container receives: an unprivileged process makes its own user and
+ * network namespace, the port is moved into it, and there it addresses
+ * the port, binds the dmabuf (made before, inherited) to queue 2 with
+ * that user namespace's CAP_NET_ADMIN alone, and takes a stream from the
+ * peer, every byte checked in device memory. The child exits 0, or the
+ * number of the step that failed.
+ */
+static int receive_in_container(struct devmem_env *env, size_t bytes,
+				int ready, int go)
+{
+	struct devmem_queue q = { 2, UP_NETDEV_QUEUE_TYPE_RX };
+	struct stream st = { .map_size = DMABUF_SIZE };
+	int ifindex, lfd, fd;
+	struct devmem_nl nl;
+	uint32_t id;
+	char c;
+
+	if (setresuid(65534, 65534, 65534) ||
+	    unshare(CLONE_NEWUSER | CLONE_NEWNET) || write(ready, "u", 1) != 1 ||
+	    read(go, &c, 1) != 1)
+		return 2;
+	ifindex = if_nametoindex(env->ifname);
+	if (!ifindex || link_set_up(NULL, ifindex) ||
+	    addr_add(NULL, ifindex, RX_ADDR, 24))
+		return 3;
+	if (devmem_nl_open(&nl) ||
+	    devmem_bind_rx(&nl, ifindex, env->dmabuf, &q, 1, &id))
+		return 4;
+	lfd = listen_on(RX_ADDR, PORT);
+	if (lfd < 0 || write(ready, "l", 1) != 1)
+		return 5;
+	fd = accept(lfd, NULL, NULL);
+	if (fd < 0)
+		return 6;
+	recv_stream(fd, env->map, &st, SIZE_MAX);
+	close(fd);
+	devmem_nl_close(&nl);
+	return st.bytes == bytes && st.devmem == bytes && !st.errors ? 0 : 7;
+}
+
+TEST_F_TIMEOUT(faults, container_receives_into_device_memory, 120)
+{
+	size_t bytes = 4 << 20;
+	int ready[2], go[2], status;
+	pid_t pid, sender;
+	char c;
+
+	ASSERT_EQ(0, devmem_env_steer(&self->env, PORT, 2));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		_exit(receive_in_container(&self->env, bytes, ready[1], go[0]));
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ(0, run("ip link set dev %s netns %d", self->env.ifname,
+			 pid));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	/* listening, or the child failed (EOF) */
+	if (read(ready[0], &c, 1) == 1) {
+		sender = sender_to(self->env.ns, RX_ADDR, PORT, bytes);
+		ASSERT_GT(sender, 0);
+		EXPECT_EQ(0, reap(sender));
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("child failed at step %d", WEXITSTATUS(status));
+	close(ready[0]);
+	close(go[0]);
+	close(go[1]);
 }
 
 /* A udmabuf over [@offset, @offset + @size) of @memfd. */

@@ -125,6 +125,13 @@ FIXTURE_VARIANT_ADD(stream, niov_64k_packing) { .rx_page_size = 65536, .packing 
 
 FIXTURE_SETUP(stream)
 {
+	/* DEVMEM_STREAMS=0 (the debug kernel's run): the variants without
+	 * packing only vary the size; the plain kernel's run has them.
+	 * 6.1's harness runs the body after a SKIP in setup: jump past it.
+	 */
+	if (!variant->packing && !env_uint("DEVMEM_STREAMS", 1))
+		SKIP(longjmp(_metadata->env, 1),
+		     "DEVMEM_STREAMS=0: the plain kernel's run has it");
 	ctx_setup(_metadata, &self->c);
 }
 

@@ -58,7 +58,7 @@ transfer()
 	[ "$got" = "$want" ]
 }
 
-ktap_plan 21
+ktap_plan 22
 
 if [ ! -d /sys/bus/hdsim ]; then
 	for i in $(seq 19); do ktap_skip "hdsim $i" "no hdsim driver"; done
@@ -170,6 +170,31 @@ transfer 198.51.100.1 6010 $((1 << 20))
 after=$(stat_of rx2_bytes)
 ktap_check "ntuple rule steers the flow to queue 2" \
 	test $((after - before)) -ge $((1 << 20))
+
+# IPv6 steering as upstream's devmem tests write it: the 5-tuple form is
+# taken and reads back, the fallback (dst-ip, dst-port) steers a flow
+tcp6_case()
+{
+	local out rule before
+
+	out=$(ethtool -N "$IF" flow-type tcp6 src-ip 2001:db8:1::2 \
+		dst-ip 2001:db8:1::1 src-port 40000 dst-port 6011 queue 3 2>&1)
+	rule=$(echo "$out" | sed -n 's/^Added rule with ID \([0-9]*\)$/\1/p')
+	[ -n "$rule" ] || { echo "# $out"; return 1; }
+	ethtool -n "$IF" rule "$rule" | grep -q "Src port: 40000" ||
+		{ ethtool -n "$IF" rule "$rule" | sed 's/^/# /'; return 1; }
+	ethtool -N "$IF" delete "$rule" || return 1
+	out=$(ethtool -N "$IF" flow-type tcp6 dst-ip 2001:db8:1::1 \
+		dst-port 6011 queue 3 2>&1)
+	rule=$(echo "$out" | sed -n 's/^Added rule with ID \([0-9]*\)$/\1/p')
+	[ -n "$rule" ] || { echo "# $out"; return 1; }
+	before=$(stat_of rx3_bytes)
+	transfer 2001:db8:1::1 6011 $((1 << 20)) || return 1
+	ethtool -N "$IF" delete "$rule"
+	[ $(($(stat_of rx3_bytes) - before)) -ge $((1 << 20)) ]
+}
+ktap_check "tcp6 rules as upstream's tests write them: 5-tuple taken, dst form steers to queue 3" \
+	tcp6_case
 
 # 4. RSS equal 2 keeps unsteered flows off queues 2 and 3
 ethtool -X "$IF" equal 2
