@@ -119,53 +119,49 @@ static void hdsim_gro_hw_close(struct hdsim_rq *rq,
 	hdsim_rx_deliver(rq, skb, true);
 }
 
-/* Close the session of flow @flow, if it has one. */
-static void hdsim_gro_hw_close_flow(struct hdsim_rq *rq, u32 flow)
+/* Close every open session (@all), or only flow @flow's. */
+static void hdsim_gro_hw_close_flows(struct hdsim_rq *rq, bool all, u32 flow)
 {
 	struct hdsim_gro_hw *gh = &rq->gro_hw;
 	unsigned int i;
 
 	for (i = 0; gh->open && i < HDSIM_GRO_HW_SESSIONS_MAX; i++) {
-		if (gh->s[i].skb && gh->s[i].flow == flow) {
+		if (gh->s[i].skb && (all || gh->s[i].flow == flow)) {
 			hdsim_gro_hw_close(rq, &gh->s[i]);
 			rq->stats.gro_hw_flushed++;
 		}
 	}
 }
 
-/* A free session for a new flow: one never used, or, with the port's
- * gro_hw_sessions in use, the oldest, closed first.
+/* The session opened first of those open; there is one. */
+static struct hdsim_gro_hw_session *hdsim_gro_hw_oldest(struct hdsim_gro_hw *gh)
+{
+	struct hdsim_gro_hw_session *oldest = NULL;
+	unsigned int i;
+
+	for (i = 0; i < HDSIM_GRO_HW_SESSIONS_MAX; i++)
+		if (gh->s[i].skb &&
+		    (!oldest || gh->s[i].opened < oldest->opened))
+			oldest = &gh->s[i];
+	return oldest;
+}
+
+/* A free session for a new flow. With the port's gro_hw_sessions in use
+ * (more, if the knob shrank), the oldest are closed first: evicted.
  */
 static struct hdsim_gro_hw_session *hdsim_gro_hw_slot(struct hdsim_rq *rq)
 {
 	unsigned int max = READ_ONCE(rq->port->gro_hw_sessions), i;
 	struct hdsim_gro_hw *gh = &rq->gro_hw;
-	struct hdsim_gro_hw_session *oldest = NULL;
 
 	max = clamp_t(unsigned int, max, 1, HDSIM_GRO_HW_SESSIONS_MAX);
-	for (i = 0; i < HDSIM_GRO_HW_SESSIONS_MAX; i++) {
-		struct hdsim_gro_hw_session *g = &gh->s[i];
-
-		if (!g->skb) {
-			if (gh->open < max)
-				return g;
-			continue;
-		}
-		if (!oldest || g->opened < oldest->opened)
-			oldest = g;
-	}
-	/* the knob may have shrunk: close until one fewer than it is open */
-	while (oldest) {
-		hdsim_gro_hw_close(rq, oldest);
+	while (gh->open >= max) {
+		hdsim_gro_hw_close(rq, hdsim_gro_hw_oldest(gh));
 		rq->stats.gro_hw_evicted++;
-		if (gh->open < max)
-			return oldest;
-		oldest = NULL;
-		for (i = 0; i < HDSIM_GRO_HW_SESSIONS_MAX; i++)
-			if (gh->s[i].skb &&
-			    (!oldest || gh->s[i].opened < oldest->opened))
-				oldest = &gh->s[i];
 	}
+	for (i = 0; i < HDSIM_GRO_HW_SESSIONS_MAX; i++)
+		if (!gh->s[i].skb)
+			return &gh->s[i];
 	return NULL;
 }
 
@@ -240,7 +236,7 @@ bool hdsim_hw_gro_add(struct hdsim_rq *rq, struct sk_buff *src,
 	if (h->len > HDSIM_GRO_HW_KEY_MAX ||
 	    skb_copy_bits(src, h->thoff, &th, sizeof(th)) ||
 	    tcp_flag_word(&th) & HDSIM_GRO_HW_NEVER) {
-		hdsim_gro_hw_close_flow(rq, flow);
+		hdsim_gro_hw_close_flows(rq, false, flow);
 		return false;
 	}
 	hdsim_gro_hw_key(src, h, key);
@@ -293,15 +289,7 @@ join:
  */
 void hdsim_hw_gro_flush(struct hdsim_rq *rq)
 {
-	struct hdsim_gro_hw *gh = &rq->gro_hw;
-	unsigned int i;
-
-	for (i = 0; gh->open && i < HDSIM_GRO_HW_SESSIONS_MAX; i++) {
-		if (gh->s[i].skb) {
-			hdsim_gro_hw_close(rq, &gh->s[i]);
-			rq->stats.gro_hw_flushed++;
-		}
-	}
+	hdsim_gro_hw_close_flows(rq, true, 0);
 }
 
 /**
@@ -313,7 +301,7 @@ void hdsim_hw_gro_flush(struct hdsim_rq *rq)
 void hdsim_hw_gro_flush_flow(struct hdsim_rq *rq, struct sk_buff *src)
 {
 	if (rq->gro_hw.open)
-		hdsim_gro_hw_close_flow(rq, skb_get_hash(src));
+		hdsim_gro_hw_close_flows(rq, false, skb_get_hash(src));
 }
 
 /**
