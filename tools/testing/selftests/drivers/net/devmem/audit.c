@@ -417,18 +417,10 @@ TEST_F_TIMEOUT(audit, tc_mirror_of_devmem_frames_is_dropped, 120)
 static long stat_tx_dropped(const char *ifname)
 {
 	char path[96];
-	long v = -1;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_dropped",
 		 ifname);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return file_read_long(path);
 }
 
 /*

@@ -145,6 +145,21 @@ static inline int run(const char *fmt, ...)
 #define MFD_HUGE_2MB	(21U << 26)	/* log2(2 MiB) << MFD_HUGE_SHIFT */
 #endif
 
+/* The number a sysctl or sysfs file holds, or -1. */
+static inline long file_read_long(const char *path)
+{
+	long v = -1;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
 /*
  * Make sure @n free 2 MiB huge pages exist, raising vm.nr_hugepages if
  * needed. 0, or -ENOMEM if the kernel could not find them.
@@ -205,13 +220,12 @@ static inline int udmabuf_alloc_at(size_t size, size_t offset, bool huge,
 		mflags |= MFD_HUGETLB | MFD_HUGE_2MB;
 	}
 
-	devfd = open("/dev/udmabuf", O_RDWR);
+	/* as upstream's ncdevmem: read-only, pages never touched */
+	devfd = open("/dev/udmabuf", O_RDONLY);
 	if (devfd < 0)
 		return -errno;
 	memfd = memfd_create("devmem-test", mflags);
-	/* 6.1's udmabuf only takes hugetlb pages that exist: allocate them */
 	if (memfd < 0 || ftruncate(memfd, memfd_size) ||
-	    (huge && fallocate(memfd, 0, 0, memfd_size)) ||
 	    fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK)) {
 		fd = -errno;
 		goto out;
