@@ -258,6 +258,34 @@ static inline void debugfs_mount(void)
 }
 
 /*
+ * sendmsg() of @n iovecs, each an offset and a length in the dmabuf of
+ * TX binding @id, with a SOL_SOCKET/SCM_DEVMEM_DMABUF cmsg of @cmsg_len
+ * bytes holding @id (upstream's is 4; tests vary it). The bytes sent, or
+ * -errno.
+ */
+static inline ssize_t devmem_sendmsg(int fd, uint32_t id, size_t cmsg_len,
+				     struct iovec *iov, int n, int flags)
+{
+	char control[CMSG_SPACE(sizeof(uint64_t))] = {};
+	struct msghdr msg = {
+		.msg_iov = iov,
+		.msg_iovlen = n,
+		.msg_control = control,
+		.msg_controllen = CMSG_SPACE(cmsg_len),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	uint64_t val = id;
+	ssize_t ret;
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = UP_SCM_DEVMEM_DMABUF;
+	cm->cmsg_len = CMSG_LEN(cmsg_len);
+	memcpy(CMSG_DATA(cm), &val, cmsg_len);
+	ret = sendmsg(fd, &msg, flags);
+	return ret < 0 ? -errno : ret;
+}
+
+/*
  * Read MSG_ZEROCOPY completions from @fd's error queue until *@done (send
  * calls completed so far) reaches @want; *@copied counts the completions
  * the kernel had to copy, *@notes (if not NULL) the notifications read,

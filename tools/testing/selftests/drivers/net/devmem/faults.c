@@ -465,6 +465,97 @@ TEST_F_TIMEOUT(faults, rss_context_spreads_flows_over_bound_queues, 240)
 }
 
 /*
+ * In a forked child: drop to nobody, make a user and a network namespace,
+ * tell the parent on @ready and wait on @go while it moves the port in,
+ * then bring the port up with RX_ADDR. The port's ifindex, or -2 (no
+ * namespace) or -3 (no port) for the child's exit status.
+ */
+static int enter_container(const struct devmem_env *env, int ready, int go)
+{
+	int ifindex;
+	char c;
+
+	if (setresuid(65534, 65534, 65534) ||
+	    unshare(CLONE_NEWUSER | CLONE_NEWNET) || write(ready, "u", 1) != 1 ||
+	    read(go, &c, 1) != 1)
+		return -2;
+	ifindex = if_nametoindex(env->ifname);
+	if (!ifindex || link_set_up(NULL, ifindex) ||
+	    addr_add(NULL, ifindex, RX_ADDR, 24))
+		return -3;
+	return ifindex;
+}
+
+/* A child in a container, as the parent sees it */
+struct container {
+	pid_t pid;
+	int ready;	/* bytes from the child; EOF once it exited */
+	int go;
+};
+
+typedef int (*container_fn)(struct devmem_env *env, size_t bytes, int ready,
+			    int go);
+
+/*
+ * Fork a child that runs @fn (which starts with enter_container()) and
+ * move the port into the child's network namespace. 0, or -errno; on
+ * error the child has been reaped.
+ */
+static int container_start(struct devmem_env *env, container_fn fn,
+			   size_t bytes, struct container *ct)
+{
+	int ready[2], go[2], err = 0;
+	char c;
+
+	if (pipe(ready))
+		return -errno;
+	if (pipe(go)) {
+		err = -errno;
+		goto close_ready;
+	}
+	ct->pid = fork();
+	if (ct->pid < 0) {
+		err = -errno;
+		goto close_go;
+	}
+	if (!ct->pid)
+		_exit(fn(env, bytes, ready[1], go[0]));
+	close(ready[1]);
+	close(go[0]);
+	ct->ready = ready[0];
+	ct->go = go[1];
+	if (read(ct->ready, &c, 1) != 1 ||
+	    run("ip link set dev %s netns %d", env->ifname, ct->pid) ||
+	    write(ct->go, "g", 1) != 1) {
+		close(ct->go);
+		close(ct->ready);
+		waitpid(ct->pid, NULL, 0);
+		return -EIO;
+	}
+	return 0;
+
+close_go:
+	close(go[0]);
+	close(go[1]);
+close_ready:
+	close(ready[0]);
+	close(ready[1]);
+	return err;
+}
+
+/* Reap the child: its exit status (0, or the step that failed), or -1. */
+static int container_wait(struct container *ct)
+{
+	int status;
+
+	close(ct->go);
+	close(ct->ready);
+	if (waitpid(ct->pid, &status, 0) != ct->pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
  * A container receives: an unprivileged process makes its own user and
  * network namespace, the port is moved into it, and there it addresses
  * the port, binds the dmabuf (made before, inherited) to queue 2 with
@@ -480,16 +571,10 @@ static int receive_in_container(struct devmem_env *env, size_t bytes,
 	int ifindex, lfd, fd;
 	struct devmem_nl nl;
 	uint32_t id;
-	char c;
 
-	if (setresuid(65534, 65534, 65534) ||
-	    unshare(CLONE_NEWUSER | CLONE_NEWNET) || write(ready, "u", 1) != 1 ||
-	    read(go, &c, 1) != 1)
-		return 2;
-	ifindex = if_nametoindex(env->ifname);
-	if (!ifindex || link_set_up(NULL, ifindex) ||
-	    addr_add(NULL, ifindex, RX_ADDR, 24))
-		return 3;
+	ifindex = enter_container(env, ready, go);
+	if (ifindex < 0)
+		return -ifindex;
 	if (devmem_nl_open(&nl) ||
 	    devmem_bind_rx(&nl, ifindex, env->dmabuf, &q, 1, &id))
 		return 4;
@@ -508,35 +593,106 @@ static int receive_in_container(struct devmem_env *env, size_t bytes,
 TEST_F_TIMEOUT(faults, container_receives_into_device_memory, 120)
 {
 	size_t bytes = 4 << 20;
-	int ready[2], go[2], status;
-	pid_t pid, sender;
+	struct container ct;
+	pid_t sender;
 	char c;
 
 	ASSERT_EQ(0, devmem_env_steer(&self->env, PORT, 2));
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(go));
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (!pid)
-		_exit(receive_in_container(&self->env, bytes, ready[1], go[0]));
-	close(ready[1]);
-	ASSERT_EQ(1, read(ready[0], &c, 1));
-	EXPECT_EQ(0, run("ip link set dev %s netns %d", self->env.ifname,
-			 pid));
-	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(0, container_start(&self->env, receive_in_container, bytes,
+				     &ct));
 	/* listening, or the child failed (EOF) */
-	if (read(ready[0], &c, 1) == 1) {
+	if (read(ct.ready, &c, 1) == 1) {
 		sender = sender_to(self->env.ns, RX_ADDR, PORT, bytes);
 		ASSERT_GT(sender, 0);
 		EXPECT_EQ(0, reap(sender));
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status))
-		TH_LOG("child failed at step %d", WEXITSTATUS(status));
-	close(ready[0]);
-	close(go[0]);
-	close(go[1]);
+	EXPECT_EQ(0, container_wait(&ct));
+}
+
+/*
+ * A container sends: as above, the unprivileged process owns the user
+ * namespace of the port's network namespace, and there binds the dmabuf
+ * for TX (bind-tx asks no capability) and sends 1 MiB of it to a
+ * listener in the peer's namespace, which checks every byte. The sends
+ * complete without a copy. The child exits 0, or the step that failed.
+ */
+static int send_in_container(struct devmem_env *env, size_t bytes, int ready,
+			     int go)
+{
+	struct iovec iov = { .iov_base = (void *)4096, .iov_len = bytes };
+	uint64_t done = 0, copied = 0;
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_port = htons(PORT),
+	};
+	int ifindex, fd, one = 1;
+	struct devmem_nl nl;
+	uint32_t id;
+
+	ifindex = enter_container(env, ready, go);
+	if (ifindex < 0)
+		return -ifindex;
+	if (devmem_nl_open(&nl) ||
+	    devmem_bind_tx(&nl, ifindex, env->dmabuf, &id))
+		return 4;
+	inet_pton(AF_INET, TX_ADDR, &sa.sin_addr);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one,
+				 sizeof(one)) ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return 5;
+	if (devmem_sendmsg(fd, id, 4, &iov, 1, MSG_ZEROCOPY) != (ssize_t)bytes)
+		return 6;
+	if (zerocopy_reap(fd, 1, &done, &copied, NULL) || copied)
+		return 7;
+	close(fd);
+	devmem_nl_close(&nl);
+	return 0;
+}
+
+TEST_F_TIMEOUT(faults, container_sends_from_device_memory, 120)
+{
+	struct pollfd pfd[2] = { { .events = POLLIN }, { .events = POLLIN } };
+	size_t bytes = 1 << 20, got = 0, bad = 0, i;
+	static uint8_t buf[1 << 20];
+	struct container ct;
+	int home, lfd, fd;
+	uint8_t *wmap;
+	ssize_t n;
+
+	/* the fixture maps the dmabuf read-only: the "device" writes here */
+	wmap = mmap(NULL, 4096 + bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    self->env.dmabuf, 0);
+	ASSERT_NE(MAP_FAILED, wmap);
+	for (i = 0; i < bytes; i++)
+		wmap[4096 + i] = pattern_at(i);
+	munmap(wmap, 4096 + bytes);
+	home = netns_enter(self->env.ns);
+	ASSERT_GE(home, 0);
+	lfd = listen_on(TX_ADDR, PORT);
+	netns_leave(home);
+	ASSERT_GE(lfd, 0);
+
+	ASSERT_EQ(0, container_start(&self->env, send_in_container, bytes,
+				     &ct));
+	/* a connection, or the child failed before it (EOF on its pipe) */
+	pfd[0].fd = lfd;
+	pfd[1].fd = ct.ready;
+	ASSERT_GT(poll(pfd, 2, 60000), 0);
+	if (pfd[0].revents & POLLIN) {
+		fd = accept(lfd, NULL, NULL);
+		ASSERT_GE(fd, 0);
+		while (got < bytes &&
+		       (n = recv(fd, buf + got, bytes - got, 0)) > 0)
+			got += n;
+		close(fd);
+	}
+	EXPECT_EQ(0, container_wait(&ct));
+	EXPECT_EQ(bytes, got);
+	for (i = 0; i < got; i++)
+		bad += buf[i] != pattern_at(i);
+	EXPECT_EQ(0, bad);
+	close(lfd);
 }
 
 /* A udmabuf over [@offset, @offset + @size) of @memfd. */

@@ -131,30 +131,6 @@ FIXTURE_TEARDOWN(tx)
 	EXPECT_EQ(0, devmem_env_teardown(&self->env));
 }
 
-/* sendmsg() of @iov with a cmsg of @cmsg_len payload bytes holding @id */
-static ssize_t send_devmem(int fd, uint32_t id, size_t cmsg_len,
-			   struct iovec *iov, int n, int flags)
-{
-	char control[CMSG_SPACE(sizeof(uint64_t))] = {};
-	struct msghdr msg = {
-		.msg_iov = iov,
-		.msg_iovlen = n,
-		.msg_control = control,
-		.msg_controllen = CMSG_SPACE(cmsg_len),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-	uint64_t val = id;
-
-	ssize_t ret;
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = UP_SCM_DEVMEM_DMABUF;
-	cm->cmsg_len = CMSG_LEN(cmsg_len);
-	memcpy(CMSG_DATA(cm), &val, cmsg_len);
-	ret = sendmsg(fd, &msg, flags);
-	return ret < 0 ? -errno : ret;
-}
-
 /* The peer reads @len bytes: 0 if they are the dmabuf's @iov ranges. */
 static int peer_check(int peer, const struct iovec *iov, int n)
 {
@@ -195,8 +171,8 @@ TEST_F(tx, sends_from_the_dmabuf_and_completes_without_copy)
 {
 	struct iovec iov[] = { IOV(100, 5000) };
 
-	ASSERT_EQ(5000, send_devmem(self->fd, self->id, 4, iov, 1,
-				    MSG_ZEROCOPY));
+	ASSERT_EQ(5000, devmem_sendmsg(self->fd, self->id, 4, iov, 1,
+				       MSG_ZEROCOPY));
 	EXPECT_EQ(0, peer_check(self->peer, iov, 1));
 	EXPECT_EQ(0, reap(self->fd, 1));
 }
@@ -209,7 +185,7 @@ TEST_F(tx, several_iovecs_in_one_send)
 	};
 
 	ASSERT_EQ(10 + 10 + 3000 + 7000 + 1,
-		  send_devmem(self->fd, self->id, 4, iov, 5, MSG_ZEROCOPY));
+		  devmem_sendmsg(self->fd, self->id, 4, iov, 5, MSG_ZEROCOPY));
 	EXPECT_EQ(0, peer_check(self->peer, iov, 5));
 	EXPECT_EQ(0, reap(self->fd, 1));
 }
@@ -222,8 +198,8 @@ TEST_F(tx, more_iovecs_than_frags_go_out_in_several_skbs)
 
 	for (i = 0; i < 1024; i++)
 		iov[i] = (struct iovec)IOV(i * 4096 + i, 1);
-	ASSERT_EQ(1024, send_devmem(self->fd, self->id, 4, iov, 1024,
-				    MSG_ZEROCOPY));
+	ASSERT_EQ(1024, devmem_sendmsg(self->fd, self->id, 4, iov, 1024,
+				       MSG_ZEROCOPY));
 	EXPECT_EQ(0, peer_check(self->peer, iov, 1024));
 	EXPECT_EQ(0, reap(self->fd, 1));
 }
@@ -236,8 +212,8 @@ TEST_F(tx, host_and_device_memory_sends_interleave)
 	char buf[sizeof(host)];
 
 	ASSERT_EQ((ssize_t)sizeof(host), send(self->fd, host, sizeof(host), 0));
-	ASSERT_EQ(3000, send_devmem(self->fd, self->id, 4, dev_iov, 1,
-				    MSG_ZEROCOPY));
+	ASSERT_EQ(3000, devmem_sendmsg(self->fd, self->id, 4, dev_iov, 1,
+				       MSG_ZEROCOPY));
 	ASSERT_EQ((ssize_t)sizeof(host), send(self->fd, host, sizeof(host), 0));
 
 	ASSERT_EQ((ssize_t)sizeof(host),
@@ -266,8 +242,8 @@ TEST_F(tx, sendfile_after_device_memory)
 	ASSERT_EQ((ssize_t)sizeof(host), write(memfd, host, sizeof(host)));
 	ASSERT_EQ(0, setsockopt(self->fd, IPPROTO_TCP, TCP_CORK, &one,
 				sizeof(one)));
-	ASSERT_EQ(1000, send_devmem(self->fd, self->id, 4, dev_iov, 1,
-				    MSG_ZEROCOPY | MSG_MORE));
+	ASSERT_EQ(1000, devmem_sendmsg(self->fd, self->id, 4, dev_iov, 1,
+				       MSG_ZEROCOPY | MSG_MORE));
 	ASSERT_EQ((ssize_t)sizeof(host),
 		  sendfile(self->fd, memfd, &off, sizeof(host)));
 	ASSERT_EQ(0, setsockopt(self->fd, IPPROTO_TCP, TCP_CORK, &zero,
@@ -286,14 +262,14 @@ TEST_F(tx, closing_the_netlink_socket_keeps_sends_in_flight)
 	/* within the peer's receive window: it reads only afterwards */
 	struct iovec iov[] = { IOV(0, 32 << 10) };
 
-	ASSERT_EQ(32 << 10, send_devmem(self->fd, self->id, 4, iov, 1,
-					MSG_ZEROCOPY));
+	ASSERT_EQ(32 << 10, devmem_sendmsg(self->fd, self->id, 4, iov, 1,
+					   MSG_ZEROCOPY));
 	devmem_nl_close(&self->nl);
 	EXPECT_EQ(0, peer_check(self->peer, iov, 1));
 	EXPECT_EQ(0, reap(self->fd, 1));
 	/* and the id is gone for new sends */
-	EXPECT_EQ(-EINVAL, send_devmem(self->fd, self->id, 4, iov, 1,
-				       MSG_ZEROCOPY));
+	EXPECT_EQ(-EINVAL, devmem_sendmsg(self->fd, self->id, 4, iov, 1,
+					  MSG_ZEROCOPY));
 	ASSERT_EQ(0, devmem_nl_open(&self->nl));
 }
 
@@ -325,7 +301,7 @@ TEST_F(tx, unprivileged_sender_is_not_charged_memlock)
 		if (send(self->fd, host, sizeof(host), MSG_ZEROCOPY) != -1 ||
 		    errno != ENOBUFS)
 			_exit(253);
-		n = send_devmem(self->fd, self->id, 4, iov, 1, MSG_ZEROCOPY);
+		n = devmem_sendmsg(self->fd, self->id, 4, iov, 1, MSG_ZEROCOPY);
 		_exit(n == (1 << 20) ? 0 : n < 0 ? -n : 252);
 	}
 	/* the peer reads while the child sends (1 MiB outgrows the send
@@ -346,7 +322,7 @@ TEST_F(tx, rejects_send_without_msg_zerocopy)
 {
 	struct iovec iov[] = { IOV(0, 100) };
 
-	EXPECT_EQ(-EINVAL, send_devmem(self->fd, self->id, 4, iov, 1, 0));
+	EXPECT_EQ(-EINVAL, devmem_sendmsg(self->fd, self->id, 4, iov, 1, 0));
 }
 
 TEST_F(tx, rejects_socket_without_so_zerocopy)
@@ -356,18 +332,18 @@ TEST_F(tx, rejects_socket_without_so_zerocopy)
 
 	ASSERT_EQ(0, setsockopt(self->fd, SOL_SOCKET, SO_ZEROCOPY, &zero,
 				sizeof(zero)));
-	EXPECT_EQ(-EINVAL, send_devmem(self->fd, self->id, 4, iov, 1,
-				       MSG_ZEROCOPY));
+	EXPECT_EQ(-EINVAL, devmem_sendmsg(self->fd, self->id, 4, iov, 1,
+					  MSG_ZEROCOPY));
 }
 
 TEST_F(tx, rejects_unknown_binding_id)
 {
 	struct iovec iov[] = { IOV(0, 100) };
 
-	EXPECT_EQ(-EINVAL, send_devmem(self->fd, self->id + 1000, 4, iov, 1,
-				       MSG_ZEROCOPY));
-	EXPECT_EQ(-EINVAL, send_devmem(self->fd, 0xffffffff, 4, iov, 1,
-				       MSG_ZEROCOPY));
+	EXPECT_EQ(-EINVAL, devmem_sendmsg(self->fd, self->id + 1000, 4, iov, 1,
+					  MSG_ZEROCOPY));
+	EXPECT_EQ(-EINVAL, devmem_sendmsg(self->fd, 0xffffffff, 4, iov, 1,
+					  MSG_ZEROCOPY));
 }
 
 TEST_F(tx, rejects_rx_binding_id)
@@ -381,8 +357,8 @@ TEST_F(tx, rejects_rx_binding_id)
 	ASSERT_GE(rx_dmabuf, 0);
 	ASSERT_EQ(0, devmem_bind_rx(&self->nl, self->env.ifindex, rx_dmabuf,
 				    &q, 1, &rx_id));
-	EXPECT_EQ(-EINVAL, send_devmem(self->fd, rx_id, 4, iov, 1,
-				       MSG_ZEROCOPY));
+	EXPECT_EQ(-EINVAL, devmem_sendmsg(self->fd, rx_id, 4, iov, 1,
+					  MSG_ZEROCOPY));
 	close(rx_dmabuf);
 }
 
@@ -390,10 +366,10 @@ TEST_F(tx, rejects_cmsg_of_wrong_length)
 {
 	struct iovec iov[] = { IOV(0, 100) };
 
-	EXPECT_EQ(-EINVAL, send_devmem(self->fd, self->id, 8, iov, 1,
-				       MSG_ZEROCOPY));
-	EXPECT_EQ(-EINVAL, send_devmem(self->fd, self->id, 2, iov, 1,
-				       MSG_ZEROCOPY));
+	EXPECT_EQ(-EINVAL, devmem_sendmsg(self->fd, self->id, 8, iov, 1,
+					  MSG_ZEROCOPY));
+	EXPECT_EQ(-EINVAL, devmem_sendmsg(self->fd, self->id, 2, iov, 1,
+					  MSG_ZEROCOPY));
 }
 
 TEST_F(tx, rejects_ranges_past_the_dmabuf)
@@ -402,15 +378,15 @@ TEST_F(tx, rejects_ranges_past_the_dmabuf)
 	struct iovec across[] = { IOV(0, 10), IOV(DMABUF_SIZE - 10, 11) };
 	struct iovec far[] = { IOV(~0UL - 4096, 100) };
 
-	EXPECT_EQ(-EFAULT, send_devmem(self->fd, self->id, 4, at_end, 1,
-				       MSG_ZEROCOPY));
-	EXPECT_EQ(-EFAULT, send_devmem(self->fd, self->id, 4, across, 2,
-				       MSG_ZEROCOPY));
-	EXPECT_EQ(-EFAULT, send_devmem(self->fd, self->id, 4, far, 1,
-				       MSG_ZEROCOPY));
+	EXPECT_EQ(-EFAULT, devmem_sendmsg(self->fd, self->id, 4, at_end, 1,
+					  MSG_ZEROCOPY));
+	EXPECT_EQ(-EFAULT, devmem_sendmsg(self->fd, self->id, 4, across, 2,
+					  MSG_ZEROCOPY));
+	EXPECT_EQ(-EFAULT, devmem_sendmsg(self->fd, self->id, 4, far, 1,
+					  MSG_ZEROCOPY));
 	/* nothing of the refused sends went out: the next one is intact */
-	EXPECT_EQ(10, send_devmem(self->fd, self->id, 4, across, 1,
-				  MSG_ZEROCOPY));
+	EXPECT_EQ(10, devmem_sendmsg(self->fd, self->id, 4, across, 1,
+				     MSG_ZEROCOPY));
 	EXPECT_EQ(0, peer_check(self->peer, across, 1));
 }
 
@@ -424,8 +400,8 @@ TEST_F(tx, rejects_route_through_another_device)
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one,
 				sizeof(one)));
-	EXPECT_EQ(-ENODEV, send_devmem(fd, self->id, 4, iov, 1,
-				       MSG_ZEROCOPY));
+	EXPECT_EQ(-ENODEV, devmem_sendmsg(fd, self->id, 4, iov, 1,
+					  MSG_ZEROCOPY));
 	close(fd);
 	close(peer);
 }
