@@ -16,6 +16,21 @@
 
 OUT=$BUILD/bench
 mkdir -p "$OUT" "$LOGS"
+FAILED=
+
+# part_failed <part> <console log>: say why a part did not finish (the
+# guest script's own message, a kernel splat, or the end of the log),
+# run the other parts, and fail at the end
+part_failed()
+{
+	local why
+
+	why=$(grep -aE '^(bench: |tx-bench |bind of |parallel run |[a-z0-9 ]*failed)' "$2" | tail -n 3)
+	splats_in "$2" && why="the kernel reported problems (see $2)${why:+; $why}"
+	[ -n "$why" ] || why=$(tail -n 5 "$2")
+	printf '\n!!! FAILED: the %s benchmark: %s\n(console: %s)\n\n' "$1" "$why" "$2" >&2
+	FAILED="$FAILED $1"
+}
 # BENCH_ONLY=large or e1000e: that part alone (the others take ~4 min)
 ONLY=${BENCH_ONLY:-all}
 if [ "$ONLY" = all ]; then
@@ -191,13 +206,13 @@ for k, name in names.items():
 PY
 	say "CSV: $OUT/tx-e1000e.csv"
 else
-	warn "e1000e benchmark did not run (no e1000e in this QEMU?): $(tail -n 3 "$LOGS/bench-e1000e-console.log")"
+	part_failed e1000e "$LOGS/bench-e1000e-console.log"
 fi
 fi
 
 # Large net_iovs: what one cmsg, one frag and one token cost when the
 # device packs segments into 4, 16 and 64 KiB buffers (hdsim rx-gro-hw).
-[ "$ONLY" = e1000e ] && exit 0
+if [ "$ONLY" != e1000e ]; then
 say "booting the VM for the large net_iov benchmark (hdsim, -b 4/16/64 KiB, packing off/on; 8 GiB guest for 4 GiB binds)"
 rm -f "$LOGS/rx-large.csv" "$LOGS/bind-large.csv" "$LOGS/scale-large.csv"
 if VM_MEMORY=8G VM_APPEND="udmabuf.size_limit_mb=4200" \
@@ -287,5 +302,7 @@ for mib in sorted({int(r['size_mib']) for r in b}):
 PY
 	say "CSV: $OUT/rx-large.csv, $OUT/scale-large.csv, $OUT/bind-large.csv"
 else
-	warn "large net_iov benchmark failed: $(tail -n 5 "$LOGS/bench-large-console.log")"
+	part_failed "large net_iov" "$LOGS/bench-large-console.log"
 fi
+fi
+[ -z "$FAILED" ] || die "benchmark parts failed:$FAILED (reasons above)"

@@ -44,7 +44,14 @@ else
 	SIZES="64 256 1024"
 	MIB=64
 fi
-"$BIN" -f "$IF" --hds on || exit 1
+"$BIN" -f "$IF" --hds on || { echo "bench: tcp-data-split on $IF failed"; exit 1; }
+# e1000e resets for the split (and for an MTU change): the link is down
+# for a while, and a send started then fails with "No route to host"
+link_up() {
+	[ "$NIC" != e1000e ] || e1000e_wait_link ||
+		{ echo "bench: no carrier on $IF/$PEER within 10 s"; return 1; }
+}
+link_up || exit 1
 
 echo "size_mib,run,niovs,netlink_bind_us,mem_bytes,bytes_per_niov,rx_page_size" > "$CSV"
 for mib in $SIZES; do
@@ -188,7 +195,8 @@ if [ "$NIC" = large ]; then
 	SCALECSV=${CSV%/*}/scale-large.csv
 	echo "connections,rep,bytes,time_s,cpu_s,frags,tokens_held_max" > "$SCALECSV"
 	for mtu in 1500 9000; do
-		ip link set "$IF" mtu $mtu && ip -n $NS link set "$PEER" mtu $mtu || exit 1
+		ip link set "$IF" mtu $mtu && ip -n $NS link set "$PEER" mtu $mtu &&
+			link_up || { echo "bench: MTU $mtu failed"; exit 1; }
 		for rep in 1 2 3; do
 			for RXPS in 4096 16384 65536; do
 				for PACK in off on; do
@@ -205,7 +213,8 @@ if [ "$NIC" = large ]; then
 			rx uring 1048576 $rep 1024 || exit 1
 		done
 	done
-	ip link set "$IF" mtu 1500 && ip -n $NS link set "$PEER" mtu 1500 || exit 1
+	ip link set "$IF" mtu 1500 && ip -n $NS link set "$PEER" mtu 1500 &&
+		link_up || { echo "bench: MTU 1500 failed"; exit 1; }
 	for rep in 1 2 3; do
 		for n in 1 4 16 64; do
 			rxpar $n $rep || exit 1
@@ -248,7 +257,8 @@ tx()
 
 if [ "$NIC" = e1000e ]; then
 	for mtu in 1500 9000; do
-		ip link set "$IF" mtu $mtu && ip -n $NS link set "$PEER" mtu $mtu || exit 1
+		ip link set "$IF" mtu $mtu && ip -n $NS link set "$PEER" mtu $mtu &&
+			link_up || { echo "bench: MTU $mtu failed"; exit 1; }
 		for rep in 1 2 3 4 5; do
 			rx devmem 65536 $rep 1024 || exit 1
 			rx copy 65536 $rep 0 || exit 1
@@ -256,7 +266,8 @@ if [ "$NIC" = e1000e ]; then
 	done
 	# send: the host end's TSO on (the model cuts its frames; the
 	# receiver here is a plain socket, which reassembles them)
-	ip link set "$IF" mtu 1500 && ip -n $NS link set "$PEER" mtu 1500 || exit 1
+	ip link set "$IF" mtu 1500 && ip -n $NS link set "$PEER" mtu 1500 &&
+		link_up || { echo "bench: MTU 1500 failed"; exit 1; }
 	TXCSV=${CSV%/*}/tx-e1000e.csv
 	TX_MIB=256
 	echo "mode,rep,bytes,time_s,cpu_s,calls,notifications,copied" > "$TXCSV"
