@@ -4,7 +4,9 @@
 # every patch applies with `git am` onto the pristine base, the result is
 # build/src exactly, the deltas of files that grow across patches come
 # back out of the final files, and checkpatch --strict passes on every
-# patch. Building every prefix stays with `make series`.
+# patch. Of the prefix builds, only those patches/series.built does not
+# record (the patches changed since the last `make series`) run here, a
+# few at most (harness/series-build.sh); `make series` builds them all.
 . "$(dirname "$0")/lib.sh"
 
-SERIES_BUILD=0 "$REPO/harness/series.sh"
+SERIES_BUILD=stale "$REPO/harness/series.sh"

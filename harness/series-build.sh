@@ -9,9 +9,23 @@
 #
 # Usage: series-build.sh <file of "patch commit" lines, in series order>
 # SERIES_FROM=N starts at patch N (the earlier prefixes built before).
+#
+# Each prefix that builds is recorded in patches/series.built with a hash
+# of what it is: the patch's own diff (its quilt patch and the new files
+# it lands, as the commit has them) and the config fragment. Commit that
+# file with the series. SERIES_STALE=1 (make check) builds only the
+# prefixes the record does not match, and those that touch a file a
+# stale prefix touches, at most SERIES_STALE_MAX of them (default 2: a
+# cold prefix build is about 10 minutes on 2 cores); with more it fails
+# and asks for `make series`.
 . "$(dirname "$0")/lib.sh"
 
 LIST=$1
+RECORD=$REPO/patches/series.built
+[ -f "$RECORD" ] || printf '%s\n' \
+	"# Prefixes of the series that built (harness/series-build.sh): patch," \
+	"# hash of its diff and the config fragment. Written by the build." \
+	> "$RECORD"
 WT=$BUILD/series-build
 SOBJ=$BUILD/obj-series
 SLOG=$LOGS/series-build.log
@@ -28,11 +42,58 @@ KMAKE=(make -C "$WT" O="$SOBJ" LOCALVERSION=-devmem-series
        CC="ccache gcc" HOSTCC="ccache gcc" KBUILD_BUILD_USER=devmem
        KBUILD_BUILD_HOST=qemu)
 
+frag_hash=$(cat $FRAGMENT | sha1sum | cut -c1-40)
+# What prefix <commit> is: its own diff and the config it builds with.
+prefix_hash() {
+	{ git -C "$SRC" diff-tree -p --no-commit-id "$1^" "$1"; echo "$frag_hash"; } |
+		sha1sum | cut -c1-40
+}
+
+# record <patch> <hash>: replace the patch's line, keep the others.
+record() {
+	awk -v p="$1" '$1 != p' "$RECORD" > "$RECORD.new"
+	echo "$1 $2" >> "$RECORD.new"
+	mv "$RECORD.new" "$RECORD"
+}
+
+if [ "${SERIES_STALE:-0}" = 1 ]; then
+	# Stale: no line for the patch with this hash. A prefix that shares
+	# a file with an earlier stale one is built as well: the earlier
+	# change may have moved what it patches.
+	stale_files=
+	stale=0
+	total=0
+	: > "$BUILD/series-stale"
+	while read -r patch commit; do
+		total=$((total + 1))
+		files=$(git -C "$SRC" diff-tree -r --name-only --no-commit-id "$commit^" "$commit")
+		build=0
+		grep -qx "$patch $(prefix_hash "$commit")" "$RECORD" || build=1
+		for f in $files; do
+			case " $stale_files " in *" $f "*) build=1 ;; esac
+		done
+		[ $build = 1 ] || continue
+		stale=$((stale + 1))
+		stale_files="$stale_files $files"
+		echo "$patch $commit $total" >> "$BUILD/series-stale"
+	done < "$LIST"
+	if [ $stale = 0 ]; then
+		say "series: all $total prefixes recorded as built (patches/series.built)"
+		exit 0
+	fi
+	say "series: $stale of $total prefixes not recorded as built:"
+	awk '{print "  " $3 " " $1}' "$BUILD/series-stale"
+	[ $stale -le "${SERIES_STALE_MAX:-2}" ] ||
+		die "more than ${SERIES_STALE_MAX:-2} prefixes to build: run make series and commit patches/series.built"
+	LIST=$BUILD/series-stale
+fi
+
 n=0
 from=${SERIES_FROM:-1}
-while read -r patch commit; do
+while read -r patch commit idx; do
 	n=$((n + 1))
 	[ "$n" -ge "$from" ] || continue
+	idx=${idx:-$n}
 	git -C "$WT" checkout -q --detach "$commit"
 	# Options a patch adds (NET_DEVMEM, HDSIM...) get the fragment's
 	# value from the commit that adds them on.
@@ -43,14 +104,21 @@ while read -r patch commit; do
 	start=$(date +%s)
 	if ! "${KMAKE[@]}" -j"$JOBS" vmlinux > "$SLOG" 2>&1; then
 		grep -E 'error|Error' "$SLOG" | head -n 20 >&2
-		die "patch $n, $patch, does not build (log: $SLOG)"
+		die "patch $idx, $patch, does not build (log: $SLOG)"
 	fi
 	if grep -E '^(\.\./)?[a-z].*warning:' "$SLOG" | head -n 5 | grep .; then
-		die "patch $n, $patch, builds with warnings (log: $SLOG)"
+		die "patch $idx, $patch, builds with warnings (log: $SLOG)"
 	fi
-	printf '%2d %s builds (%d s)\n' "$n" "$patch" $(($(date +%s) - start))
+	record "$patch" "$(prefix_hash "$commit")"
+	printf '%2d %s builds (%d s)\n' "$idx" "$patch" $(($(date +%s) - start))
 done < "$LIST"
-if [ "$from" -gt 1 ]; then
+# forget patches that left the series
+awk 'NR == FNR { keep[$1] = 1; next } /^#/ || keep[$1]' \
+	<(grep -v '^\s*\(#\|$\)' "$REPO/patches/series") "$RECORD" > "$RECORD.new"
+mv "$RECORD.new" "$RECORD"
+if [ "${SERIES_STALE:-0}" = 1 ]; then
+	say "series: the $n prefixes not recorded build; the rest are recorded as built"
+elif [ "$from" -gt 1 ]; then
 	say "series: prefixes $from to $n build (1 to $((from - 1)) not rebuilt: SERIES_FROM)"
 else
 	say "series: all $n prefixes build"

@@ -104,14 +104,17 @@ while read -r p _; do
 	g "$WT" commit -q --amend --no-edit --allow-empty
 done < "$REPO/patches/series"
 
-# Every prefix builds (SERIES_BUILD=0 skips: a cold run rebuilds most of
-# the kernel once per patch that touches a widely included header).
-if [ "${SERIES_BUILD:-1}" = 1 ]; then
-	grep -v '^\s*\(#\|$\)' "$REPO/patches/series" | awk '{print $1}' |
-		paste -d' ' - <(git -C "$WT" rev-list --reverse base..HEAD) \
-		> "$BUILD/series-commits"
-	"$REPO/harness/series-build.sh" "$BUILD/series-commits"
-fi
+# Every prefix builds. SERIES_BUILD=0 skips that (a cold run rebuilds
+# most of the kernel once per patch that touches a widely included
+# header); SERIES_BUILD=stale builds only the prefixes that
+# patches/series.built does not record as built (series-build.sh).
+grep -v '^\s*\(#\|$\)' "$REPO/patches/series" | awk '{print $1}' |
+	paste -d' ' - <(git -C "$WT" rev-list --reverse base..HEAD) \
+	> "$BUILD/series-commits"
+case ${SERIES_BUILD:-1} in
+1) "$REPO/harness/series-build.sh" "$BUILD/series-commits" ;;
+stale) SERIES_STALE=1 "$REPO/harness/series-build.sh" "$BUILD/series-commits" ;;
+esac
 
 if ! git -C "$WT" diff --quiet HEAD "$(git -C "$SRC" rev-parse HEAD)"; then
 	git -C "$WT" diff --stat HEAD "$(git -C "$SRC" rev-parse HEAD)" | tail -n 20

@@ -415,6 +415,41 @@ TEST_F(bind, rejects_hds_thresh_above_its_maximum)
 	EXPECT_EQ(0, ethtool_set_hds_thresh(&self->nl, self->ifindex, 1024));
 }
 
+/*
+ * Upstream's rings attributes 14 to 16 (RX_PUSH, TX_PUSH_BUF_LEN, _MAX)
+ * come before hds-thresh (17, 18) and do not exist in 6.1: a SET that
+ * carries one is refused whole, with the policy's extack, rather than
+ * ignored; HDS_THRESH_MAX is read-only, as upstream.
+ */
+TEST_F(bind, rings_set_refuses_attributes_6_1_lacks)
+{
+	static const struct {
+		uint16_t attr;
+		size_t len;
+		const char *extack;
+	} lacks[] = {
+		{ 14, 1, "Unsupported attribute" },	/* RX_PUSH */
+		{ 15, 4, "Unsupported attribute" },	/* TX_PUSH_BUF_LEN */
+		{ 16, 4, "Unsupported attribute" },	/* TX_PUSH_BUF_LEN_MAX */
+		{ ETHTOOL_A_RINGS_HDS_THRESH_MAX, 4, "Unknown attribute type" },
+	};
+	uint32_t thresh = ~0U, max = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(lacks); i++) {
+		EXPECT_EQ(-EINVAL, ethtool_set_rings_attr(&self->nl,
+							  self->ifindex,
+							  lacks[i].attr,
+							  lacks[i].len, 1));
+		EXPECT_STREQ(lacks[i].extack, self->nl.extack)
+			TH_LOG("attribute %u", lacks[i].attr);
+	}
+	ASSERT_EQ(0, ethtool_get_hds_thresh(&self->nl, self->ifindex, &thresh,
+					    &max));
+	EXPECT_EQ(0, thresh);
+	EXPECT_EQ(1024, max);
+}
+
 TEST_F(bind, rejects_driver_that_ignores_the_provider)
 {
 	char path[128];

@@ -595,16 +595,26 @@ int ethtool_get_hds_thresh(struct devmem_nl *nl, uint32_t ifindex,
 	return 0;
 }
 
-int ethtool_set_hds_thresh(struct devmem_nl *nl, uint32_t ifindex,
-			   uint32_t thresh)
+int ethtool_set_rings_attr(struct devmem_nl *nl, uint32_t ifindex,
+			   uint16_t attr, size_t len, uint32_t val)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh;
 
 	nlh = genl_start(nl, buf, nl->ethtool_family, ETHTOOL_MSG_RINGS_SET, 0);
 	put_ethtool_header(nlh, ETHTOOL_A_RINGS_HEADER, ifindex);
-	mnl_attr_put_u32(nlh, ETHTOOL_A_RINGS_HDS_THRESH, thresh);
+	if (len == 1)
+		mnl_attr_put_u8(nlh, attr, val);
+	else
+		mnl_attr_put_u32(nlh, attr, val);
 	return transact(nl, nlh, NULL, NULL);
+}
+
+int ethtool_set_hds_thresh(struct devmem_nl *nl, uint32_t ifindex,
+			   uint32_t thresh)
+{
+	return ethtool_set_rings_attr(nl, ifindex, ETHTOOL_A_RINGS_HDS_THRESH,
+				      sizeof(thresh), thresh);
 }
 
 int ethtool_set_channels(struct devmem_nl *nl, uint32_t ifindex,

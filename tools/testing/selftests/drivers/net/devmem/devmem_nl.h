@@ -126,6 +126,9 @@ int ethtool_get_hds_thresh(struct devmem_nl *nl, uint32_t ifindex,
 			   uint32_t *thresh, uint32_t *max);
 int ethtool_set_hds_thresh(struct devmem_nl *nl, uint32_t ifindex,
 			   uint32_t thresh);
+/* RINGS_SET with one attribute, @len 1 (u8) or 4 (u32) bytes */
+int ethtool_set_rings_attr(struct devmem_nl *nl, uint32_t ifindex,
+			   uint16_t attr, size_t len, uint32_t val);
 int ethtool_set_channels(struct devmem_nl *nl, uint32_t ifindex,
 			 uint32_t combined);
 int ethtool_get_channels(struct devmem_nl *nl, uint32_t ifindex,
