@@ -6,7 +6,7 @@
 # NIC=e1000e: the receive part only, on the VM's e1000e pair (QEMU's
 # 82574L model writes the payload itself, so the guest CPU pays nothing
 # for the "DMA"), 64 MiB streams at MTU 1500 and 9000, 64 KiB reads,
-# 5 interleaved runs; the sender segments in software (e1000e_env.sh:
+# 4, 8 and 32 KiB net_iovs, 5 interleaved runs; the sender segments in software (e1000e_env.sh:
 # QEMU 7.2's model would send its TSO frames as IP fragments).
 # NIC=large: hdsim with large net_iovs (-b: 4, 16, 64 KiB) and packing
 # (rx-gro-hw) off and on, against plain recv(), at MTU 1500 and 9000,
@@ -259,8 +259,13 @@ if [ "$NIC" = e1000e ]; then
 	for mtu in 1500 9000; do
 		ip link set "$IF" mtu $mtu && ip -n $NS link set "$PEER" mtu $mtu &&
 			link_up || { echo "bench: MTU $mtu failed"; exit 1; }
+		# 4 KiB net_iovs, and the large ones e1000e takes (8 and
+		# 32 KiB payload buffers, from a hugetlb udmabuf)
 		for rep in 1 2 3 4 5; do
-			rx devmem 65536 $rep 1024 || exit 1
+			for RXPS in 0 8192 32768; do
+				rx devmem 65536 $rep 1024 || exit 1
+			done
+			RXPS=0
 			rx copy 65536 $rep 0 || exit 1
 		done
 	done
