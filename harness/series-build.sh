@@ -11,9 +11,10 @@
 # SERIES_FROM=N starts at patch N (the earlier prefixes built before).
 #
 # Each prefix that builds is recorded in patches/series.built with a hash
-# of what it is: the patch's own diff (its quilt patch and the new files
-# it lands, as the commit has them) and the config fragment. Commit that
-# file with the series. SERIES_STALE=1 (make check) builds only the
+# of what its build reads: the patch's own diff (its quilt patch and the
+# new files it lands, as the commit has them) without documentation,
+# selftests and tools, and the config fragment. Commit that file with
+# the series. SERIES_STALE=1 (make check) builds only the
 # prefixes the record does not match, and those that touch a file a
 # stale prefix touches, at most SERIES_STALE_MAX of them (default 2: a
 # cold prefix build is about 10 minutes on 2 cores); with more it fails
@@ -24,7 +25,7 @@ LIST=$1
 RECORD=$REPO/patches/series.built
 [ -f "$RECORD" ] || printf '%s\n' \
 	"# Prefixes of the series that built (harness/series-build.sh): patch," \
-	"# hash of its diff and the config fragment. Written by the build." \
+	"# hash of what its build reads and of the config. Written by the build." \
 	> "$RECORD"
 WT=$BUILD/series-build
 SOBJ=$BUILD/obj-series
@@ -43,10 +44,21 @@ KMAKE=(make -C "$WT" O="$SOBJ" LOCALVERSION=-devmem-series
        KBUILD_BUILD_HOST=qemu)
 
 frag_hash=$(cat $FRAGMENT | sha1sum | cut -c1-40)
-# What prefix <commit> is: its own diff and the config it builds with.
+# What the build of prefix <commit> reads of it: its own diff outside
+# the paths vmlinux never reads (documentation, selftests, tools, the
+# sample, MAINTAINERS), and the config fragment. Full blob ids and no
+# rename detection: the same text on any machine.
+NOT_BUILT=(':(exclude)Documentation' ':(exclude)tools/testing'
+	   ':(exclude)tools/net' ':(exclude)samples' ':(exclude)MAINTAINERS')
+prefix_diff() {
+	git -C "$SRC" -c core.quotepath=on diff-tree -r --full-index \
+		--no-renames --no-color --no-ext-diff --no-commit-id "$@"
+}
 prefix_hash() {
-	{ git -C "$SRC" diff-tree -p --no-commit-id "$1^" "$1"; echo "$frag_hash"; } |
-		sha1sum | cut -c1-40
+	{
+		prefix_diff -p "$1^" "$1" -- . "${NOT_BUILT[@]}"
+		echo "$frag_hash"
+	} | sha1sum | cut -c1-40
 }
 
 # record <patch> <hash>: replace the patch's line, keep the others.
@@ -66,7 +78,7 @@ if [ "${SERIES_STALE:-0}" = 1 ]; then
 	: > "$BUILD/series-stale"
 	while read -r patch commit; do
 		total=$((total + 1))
-		files=$(git -C "$SRC" diff-tree -r --name-only --no-commit-id "$commit^" "$commit")
+		files=$(prefix_diff --name-only "$commit^" "$commit" -- . "${NOT_BUILT[@]}")
 		build=0
 		grep -qx "$patch $(prefix_hash "$commit")" "$RECORD" || build=1
 		for f in $files; do
@@ -112,9 +124,10 @@ while read -r patch commit idx; do
 	record "$patch" "$(prefix_hash "$commit")"
 	printf '%2d %s builds (%d s)\n' "$idx" "$patch" $(($(date +%s) - start))
 done < "$LIST"
-# forget patches that left the series
-awk 'NR == FNR { keep[$1] = 1; next } /^#/ || keep[$1]' \
-	<(grep -v '^\s*\(#\|$\)' "$REPO/patches/series") "$RECORD" > "$RECORD.new"
+# in series order; patches that left the series are forgotten
+awk 'NR == FNR { if (/^#/) print; else line[$1] = $0; next }
+     $1 in line { print line[$1] }' \
+	"$RECORD" <(grep -v '^\s*\(#\|$\)' "$REPO/patches/series") > "$RECORD.new"
 mv "$RECORD.new" "$RECORD"
 if [ "${SERIES_STALE:-0}" = 1 ]; then
 	say "series: the $n prefixes not recorded build; the rest are recorded as built"
