@@ -58,11 +58,28 @@ remote()
 	fi
 }
 
-# the far end sends <bytes> of ncdevmem's -v 7 pattern to <addr>
+# Until NETIF has carrier again (10 s): turning header split on or off
+# resets some NICs (e1000e), and a connection tried before the link is
+# back fails with "No route to host".
+wait_carrier()
+{
+	local i
+
+	for i in $(seq 100); do
+		[ "$(cat "/sys/class/net/$NETIF/carrier" 2>/dev/null)" = 1 ] &&
+			return 0
+		sleep 0.1
+	done
+	echo "# $NETIF: no carrier after 10 s"
+	return 1
+}
+
+# the far end sends <bytes> of ncdevmem's -v 7 pattern to <addr>; its
+# connect is retried for 10 s (the far end's link may be coming back too)
 remote_send()
 {
 	remote "yes \"\$(printf '\\001\\002\\003\\004\\005\\006')\" | head -c $2 |
-		socat -u STDIN TCP:$(socat_addr "$1"):$PORT"
+		socat -u STDIN TCP:$(socat_addr "$1"):$PORT,retry=100,interval=0.1"
 }
 
 want_sha()
@@ -83,7 +100,7 @@ rx()
 	./ncdevmem -l -f "$NETIF" -s "$addr" -c "$peer" -p $PORT -v 7 --sha256 \
 		"$@" > "$TMP/out" 2> "$TMP/log" &
 	pid=$!
-	wait_line "$TMP/log" "^listening" ||
+	wait_line "$TMP/log" "^listening" && wait_carrier ||
 		{ kill $pid 2>/dev/null; wait $pid; cat "$TMP/log"; return 1; }
 	remote_send "$addr" "$bytes" || kill $pid 2>/dev/null
 	wait $pid
@@ -132,6 +149,7 @@ tx()
 	remote "socat -u TCP-LISTEN:$PORT,reuseaddr STDOUT | sha256sum" \
 		> "$TMP/remote" 2>&1 &
 	pid=$!
+	wait_carrier || { kill $pid; return 1; }
 	for i in $(seq 100); do
 		remote "ss -Hltn 'sport = :$PORT'" | grep -q . && break
 		sleep 0.1
@@ -166,7 +184,7 @@ seg_sweep()
 	./ncdevmem -l -f "$NETIF" -s "$ADDR" -c "$PEER_ADDR" -p $PORT -v 7 \
 		--connections $n > "$TMP/out" 2> "$TMP/log" &
 	pid=$!
-	wait_line "$TMP/log" "^listening" || { kill $pid; return 1; }
+	wait_line "$TMP/log" "^listening" && wait_carrier || { kill $pid; return 1; }
 	for s in $sizes; do
 		remote_send "$ADDR" "$s" || break
 	done
@@ -230,7 +248,7 @@ rss_case()
 	./ncdevmem -l -n -f "$NETIF" -s "$ADDR" -p $PORT -t $first -q 2 -v 7 \
 		--connections 8 --parallel > "$TMP/out" 2> "$TMP/log" &
 	pid=$!
-	wait_line "$TMP/log" "^listening" || ok=0
+	wait_line "$TMP/log" "^listening" && wait_carrier || ok=0
 	for p in $(seq 8); do
 		remote_send "$ADDR" $((512 << 10)) &
 		pids="$pids $!"
