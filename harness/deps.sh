@@ -7,7 +7,7 @@ APT_PKGS="build-essential flex bison bc cpio kmod libelf-dev libssl-dev dwarves
 	rsync xz-utils git quilt ccache perl python3 python3-venv
 	qemu-system-x86 busybox-static udev
 	ethtool iproute2 socat ncat iperf3 libmnl-dev pkg-config nftables iptables
-	python3-ply python3-git python3-yaml liburing-dev
+	python3-ply python3-git python3-yaml liburing-dev openssh-client dropbear-bin
 	clang bpftool libbpf-dev python3-scapy"
 VNG_VERSION=1.42
 

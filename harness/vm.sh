@@ -72,15 +72,32 @@ if [ "${VM_P2P:-0}" = 1 ] && [ -n "$E1000E_OPTS" ] &&
 	E1000E_OPTS+=" -device e1000e,netdev=e1k3,bus=pcie.0,addr=0x11"
 fi
 
+# VM_UDEV=0: boot without udev. The guest's root is the host's, and
+# virtme-ng-init starts udevd only where /usr/lib/systemd/systemd-udevd
+# exists, so QEMU runs in a mount namespace of its own with an empty
+# tmpfs over /usr/lib/systemd (the guest needs nothing else there). The
+# suite needs no udev rule: /dev comes from devtmpfs, ports are found by
+# driver, not by name (they keep their kernel names, eth0...). On the
+# debug kernel udev's coldplug and settle take about 85 s of the boot
+# (4 s on the plain kernel), so harness/debug.sh boots without it.
+VM_UDEV=${VM_UDEV:-1}
+no_udev() {
+	unshare --mount --propagation private sh -c \
+		'mount -t tmpfs -o size=64k,mode=0755 no-udev /usr/lib/systemd &&
+		 exec "$@"' no-udev "$@"
+}
+
 vng_cmd() {
 	local accel=$1
 	shift
+	local wrap=
+	[ "$VM_UDEV" = 0 ] && wrap=no_udev
 	local args=(--run "$BZIMAGE" --user root --force-9p --force-initramfs
 		    --memory "$VM_MEMORY" --cpus "$VM_CPUS"
 		    --append "oops=panic panic=-1 $VM_APPEND")
 	[ "$accel" = tcg ] && args+=(--disable-kvm)
 	[ -n "$E1000E_OPTS" ] && args+=("--qemu-opts=${E1000E_OPTS# }")
-	"$(vng_bin)" "${args[@]}" "$@"
+	$wrap "$(vng_bin)" "${args[@]}" "$@"
 }
 
 # Decide KVM vs TCG once per machine+kernel (cached in build/).
