@@ -31,7 +31,8 @@ part_failed()
 	printf '\n!!! FAILED: the %s benchmark: %s\n(console: %s)\n\n' "$1" "$why" "$2" >&2
 	FAILED="$FAILED $1"
 }
-# BENCH_ONLY=large or e1000e: that part alone (the others take ~4 min)
+# BENCH_ONLY=large or e1000e: that part alone (the others take ~4 min);
+# scale: only the large part's connections table
 ONLY=${BENCH_ONLY:-all}
 if [ "$ONLY" = all ]; then
 rm -f "$OUT/bind.csv"
@@ -223,7 +224,7 @@ say "booting the VM for the large net_iov benchmark (hdsim, -b 4/16/64 KiB, pack
 rm -f "$LOGS/rx-large.csv" "$LOGS/bind-large.csv" "$LOGS/scale-large.csv"
 if VM_MEMORY=8G VM_APPEND="udmabuf.size_limit_mb=4200" \
    timeout --kill-after=15 1800 "$REPO/harness/vm.sh" --exec \
-	"env NIC=large $REPO/harness/guest-bench.sh $KST $LOGS/bind-large.csv $LOGS/rx-large.csv" \
+	"env NIC=large SCALE_ONLY=$([ "$ONLY" = scale ] && echo 1 || echo 0) $REPO/harness/guest-bench.sh $KST $LOGS/bind-large.csv $LOGS/rx-large.csv" \
 	> "$LOGS/bench-large-console.log" 2>&1 &&
    ! splats_in "$LOGS/bench-large-console.log" &&
    grep -q "^BENCH DONE" "$LOGS/bench-large-console.log"; then
@@ -233,78 +234,98 @@ import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 gib = lambda r: int(r['bytes']) / 2**30
 m = lambda rs, f: statistics.median(f(r) for r in rs)
-print()
-print("large net_iovs on hdsim (TCG): 64 MiB streams, 1 MiB reads, receiver pinned to CPU 1 (hdsim's")
-print("DMA copy runs in the sender's softirq on CPU 0); per GiB received, medians of 3 interleaved runs;")
-print("cpu ratio = devmem receiver CPU / plain recv() receiver CPU at the same MTU, same run")
-print("goals: <= 20,000 cmsgs per GiB at 64 KiB with packing; devmem receiver CPU <= 0.5x copy")
-print(f"{'MTU':>5} {'net_iov':>8} {'packing':>8} {'cmsgs':>9} {'recvmsg':>8} {'DONTNEED':>9}"
-      f" {'cpu s':>7} {'ratio':>6} {'MB/s':>7}")
-for mtu in sorted({int(r['mtu']) for r in rows}):
-    c = [r for r in rows if r['mode'] == 'copy' and int(r['mtu']) == mtu]
-    cc = m(c, lambda r: float(r['cpu_s']) / gib(r))
-    for size in sorted({int(r['rx_page_size']) for r in rows if r['mode'] == 'devmem'}):
-        for pack in ('off', 'on'):
-            d = [r for r in rows if r['mode'] == 'devmem' and int(r['mtu']) == mtu and
-                 int(r['rx_page_size']) == size and r['packing'] == pack]
-            if not d:
-                continue
-            dc = m(d, lambda r: float(r['cpu_s']) / gib(r))
-            frags = m(d, lambda r: int(r['frags']) / gib(r))
-            print(f"{mtu:>5} {size // 1024:>6}Ki {pack:>8} {frags:>9.0f}"
-                  f" {m(d, lambda r: int(r['recv_calls']) / gib(r)):>8.0f}"
-                  f" {m(d, lambda r: int(r['dontneed_calls']) / gib(r)):>9.0f}"
-                  f" {dc:>7.2f} {dc / cc:>6.2f}"
-                  f" {m(d, lambda r: int(r['bytes']) / 1e6 / float(r['time_s'])):>7.1f}")
-    print(f"{mtu:>5} {'copy':>8} {'':>8} {'':>9}"
-          f" {m(c, lambda r: int(r['recv_calls']) / gib(r)):>8.0f} {'':>9}"
-          f" {cc:>7.2f} {1:>6.2f} {m(c, lambda r: int(r['bytes']) / 1e6 / float(r['time_s'])):>7.1f}")
-print("(cmsgs: device-memory cmsgs as the kernel counted them = frags handed out = tokens = DONTNEED entries;")
-print(" recvmsg and DONTNEED: calls per GiB)")
-u = [r for r in rows if r['mode'] == 'uring']
-if u:
+if rows:
     print()
-    print("recvmsg(2) vs io_uring (ncdevmem --uring: one multishot IORING_OP_RECVMSG, 64 provided buffers),")
-    print("MTU 1500, same runs; syscalls per GiB: receive (recvmsg or io_uring_enter) + DONTNEED setsockopt")
-    print(f"{'net_iov':>8} {'packing':>8} {'path':>9} {'receive':>8} {'DONTNEED':>9} {'cmsgs':>8}"
+    print("large net_iovs on hdsim (TCG): 64 MiB streams, 1 MiB reads, receiver pinned to CPU 1 (hdsim's")
+    print("DMA copy runs in the sender's softirq on CPU 0); per GiB received, medians of 3 interleaved runs;")
+    print("cpu ratio = devmem receiver CPU / plain recv() receiver CPU at the same MTU, same run")
+    print("goals: <= 20,000 cmsgs per GiB at 64 KiB with packing; devmem receiver CPU <= 0.5x copy")
+    print(f"{'MTU':>5} {'net_iov':>8} {'packing':>8} {'cmsgs':>9} {'recvmsg':>8} {'DONTNEED':>9}"
           f" {'cpu s':>7} {'ratio':>6} {'MB/s':>7}")
-    c = [r for r in rows if r['mode'] == 'copy' and int(r['mtu']) == 1500]
-    cc = m(c, lambda r: float(r['cpu_s']) / gib(r))
-    for size, pack in ((4096, 'off'), (65536, 'on')):
-        for mode, name in (('devmem', 'recvmsg'), ('uring', 'io_uring')):
-            d = [r for r in rows if r['mode'] == mode and int(r['mtu']) == 1500 and
-                 int(r['rx_page_size']) == size and r['packing'] == pack]
-            if not d:
-                continue
-            dc = m(d, lambda r: float(r['cpu_s']) / gib(r))
-            print(f"{size // 1024:>6}Ki {pack:>8} {name:>9}"
-                  f" {m(d, lambda r: int(r['recv_calls']) / gib(r)):>8.0f}"
-                  f" {m(d, lambda r: int(r['dontneed_calls']) / gib(r)):>9.0f}"
-                  f" {m(d, lambda r: int(r['frags']) / gib(r)):>8.0f}"
-                  f" {dc:>7.2f} {dc / cc:>6.2f}"
-                  f" {m(d, lambda r: int(r['bytes']) / 1e6 / float(r['time_s'])):>7.1f}")
+    for mtu in sorted({int(r['mtu']) for r in rows}):
+        c = [r for r in rows if r['mode'] == 'copy' and int(r['mtu']) == mtu]
+        cc = m(c, lambda r: float(r['cpu_s']) / gib(r))
+        for size in sorted({int(r['rx_page_size']) for r in rows if r['mode'] == 'devmem'}):
+            for pack in ('off', 'on'):
+                d = [r for r in rows if r['mode'] == 'devmem' and int(r['mtu']) == mtu and
+                     int(r['rx_page_size']) == size and r['packing'] == pack]
+                if not d:
+                    continue
+                dc = m(d, lambda r: float(r['cpu_s']) / gib(r))
+                frags = m(d, lambda r: int(r['frags']) / gib(r))
+                print(f"{mtu:>5} {size // 1024:>6}Ki {pack:>8} {frags:>9.0f}"
+                      f" {m(d, lambda r: int(r['recv_calls']) / gib(r)):>8.0f}"
+                      f" {m(d, lambda r: int(r['dontneed_calls']) / gib(r)):>9.0f}"
+                      f" {dc:>7.2f} {dc / cc:>6.2f}"
+                      f" {m(d, lambda r: int(r['bytes']) / 1e6 / float(r['time_s'])):>7.1f}")
+        print(f"{mtu:>5} {'copy':>8} {'':>8} {'':>9}"
+              f" {m(c, lambda r: int(r['recv_calls']) / gib(r)):>8.0f} {'':>9}"
+              f" {cc:>7.2f} {1:>6.2f} {m(c, lambda r: int(r['bytes']) / 1e6 / float(r['time_s'])):>7.1f}")
+    print("(cmsgs: device-memory cmsgs as the kernel counted them = frags handed out = tokens = DONTNEED entries;")
+    print(" recvmsg and DONTNEED: calls per GiB)")
+    u = [r for r in rows if r['mode'] == 'uring']
+    if u:
+        print()
+        print("recvmsg(2) vs io_uring (ncdevmem --uring: one multishot IORING_OP_RECVMSG, 64 provided buffers),")
+        print("MTU 1500, same runs; syscalls per GiB: receive (recvmsg or io_uring_enter) + DONTNEED setsockopt")
+        print(f"{'net_iov':>8} {'packing':>8} {'path':>9} {'receive':>8} {'DONTNEED':>9} {'cmsgs':>8}"
+              f" {'cpu s':>7} {'ratio':>6} {'MB/s':>7}")
+        c = [r for r in rows if r['mode'] == 'copy' and int(r['mtu']) == 1500]
+        cc = m(c, lambda r: float(r['cpu_s']) / gib(r))
+        for size, pack in ((4096, 'off'), (65536, 'on')):
+            for mode, name in (('devmem', 'recvmsg'), ('uring', 'io_uring')):
+                d = [r for r in rows if r['mode'] == mode and int(r['mtu']) == 1500 and
+                     int(r['rx_page_size']) == size and r['packing'] == pack]
+                if not d:
+                    continue
+                dc = m(d, lambda r: float(r['cpu_s']) / gib(r))
+                print(f"{size // 1024:>6}Ki {pack:>8} {name:>9}"
+                      f" {m(d, lambda r: int(r['recv_calls']) / gib(r)):>8.0f}"
+                      f" {m(d, lambda r: int(r['dontneed_calls']) / gib(r)):>9.0f}"
+                      f" {m(d, lambda r: int(r['frags']) / gib(r)):>8.0f}"
+                      f" {dc:>7.2f} {dc / cc:>6.2f}"
+                      f" {m(d, lambda r: int(r['bytes']) / 1e6 / float(r['time_s'])):>7.1f}")
 sc = list(csv.DictReader(open(sys.argv[3])))
 print()
-print("connections on one binding (64 KiB net_iovs, packing on, MTU 1500, 64 MiB in all, split evenly;")
-print("one receiver thread polls them all): per GiB, medians of 3 runs")
-print(f"{'conns':>6} {'cpu s':>7} {'MB/s':>7} {'cmsgs':>8} {'tokens held (max)':>18}")
+print("many connections at once (64 KiB net_iovs, packing on, MTU 1500, 64 MiB split evenly, 1 MiB reads,")
+print("ncdevmem --connections N --parallel); per GiB, medians of 3 runs; cpu = the receiving threads' CPU s;")
+print("ratio = devmem cpu / copy cpu with the same connections; x1 = cpu / one connection on one queue")
+print("  queue: one devmem queue     rss4: 4 queues of one binding, an RSS context and a rule into it")
+print("  bind4: 4 bindings (4 dmabufs) on 4 queues, a receiver each with N/4 connections")
+print("  uring: one queue, io_uring (a multishot recvmsg per connection, read one after the other)")
+print("  copy:  plain recv(), polled as devmem's")
+print("goal at 64 connections: <= 25,000 cmsgs per GiB, cpu <= 1.5x one connection's, ratio <= 0.5")
+print(f"{'conns':>5} {'layout':>6} {'cmsgs':>8} {'DONTNEED':>9} {'cpu s':>7} {'ratio':>6} {'x1':>5}"
+      f" {'MB/s':>7} {'tokens held':>12}")
+one = [r for r in sc if r['layout'] == 'queue' and int(r['connections']) == 1]
+c1 = m(one, lambda r: float(r['cpu_s']) / gib(r)) if one else 0
 for n in sorted({int(r['connections']) for r in sc}):
-    rs = [r for r in sc if int(r['connections']) == n]
-    print(f"{n:>6} {m(rs, lambda r: float(r['cpu_s']) / gib(r)):>7.2f}"
-          f" {m(rs, lambda r: int(r['bytes']) / 1e6 / float(r['time_s'])):>7.1f}"
-          f" {m(rs, lambda r: int(r['frags']) / gib(r)):>8.0f}"
-          f" {m(rs, lambda r: int(r['tokens_held_max'])):>18.0f}")
-b = list(csv.DictReader(open(sys.argv[2])))
-print()
-print("bind cost by dmabuf and net_iov size (hugetlb udmabuf; median of 3)")
-for mib in sorted({int(r['size_mib']) for r in b}):
-    for size in sorted({int(r['rx_page_size']) for r in b}):
-        rs = [r for r in b if int(r['rx_page_size']) == size and int(r['size_mib']) == mib]
+    c = [r for r in sc if r['layout'] == 'copy' and int(r['connections']) == n]
+    cc = m(c, lambda r: float(r['cpu_s']) / gib(r)) if c else 0
+    for layout in ('queue', 'rss4', 'bind4', 'uring', 'copy'):
+        rs = [r for r in sc if r['layout'] == layout and int(r['connections']) == n]
         if not rs:
             continue
-        print(f"  {mib // 1024} GiB, {size // 1024:>3} KiB net_iovs: {rs[0]['niovs']:>8} net_iovs, "
-              f"bind {statistics.median(int(r['netlink_bind_us']) / 1000 for r in rs):>7.1f} ms, "
-              f"{int(rs[0]['mem_bytes']) / 2**20:>6.2f} MiB kernel memory")
+        cpu = m(rs, lambda r: float(r['cpu_s']) / gib(r))
+        dev = layout != 'copy'
+        print(f"{n:>5} {layout:>6}"
+              f" {m(rs, lambda r: int(r['frags']) / gib(r)) if dev else 0:>8.0f}"
+              f" {m(rs, lambda r: int(r['dontneed_calls']) / gib(r)) if dev else 0:>9.0f}"
+              f" {cpu:>7.2f} {cpu / cc if cc else 0:>6.2f} {cpu / c1 if c1 else 0:>5.2f}"
+              f" {m(rs, lambda r: int(r['bytes']) / 1e6 / float(r['time_s'])):>7.1f}"
+              f" {m(rs, lambda r: int(r['tokens_held_max'])) if dev else 0:>12.0f}")
+b = list(csv.DictReader(open(sys.argv[2])))
+if b:
+    print()
+    print("bind cost by dmabuf and net_iov size (hugetlb udmabuf; median of 3)")
+    for mib in sorted({int(r['size_mib']) for r in b}):
+        for size in sorted({int(r['rx_page_size']) for r in b}):
+            rs = [r for r in b if int(r['rx_page_size']) == size and int(r['size_mib']) == mib]
+            if not rs:
+                continue
+            print(f"  {mib // 1024} GiB, {size // 1024:>3} KiB net_iovs: {rs[0]['niovs']:>8} net_iovs, "
+                  f"bind {statistics.median(int(r['netlink_bind_us']) / 1000 for r in rs):>7.1f} ms, "
+                  f"{int(rs[0]['mem_bytes']) / 2**20:>6.2f} MiB kernel memory")
 PY
 	say "CSV: $OUT/rx-large.csv, $OUT/scale-large.csv, $OUT/bind-large.csv"
 else

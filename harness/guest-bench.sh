@@ -33,7 +33,8 @@ if [ "$NIC" = e1000e ]; then
 	SIZES=
 	MIB=64
 elif [ "$NIC" = large ]; then
-	hdsim_pair 8 $NS 192.0.2 2001:db8:2 || exit 1
+	# 8 queues: 0-3 for the rest, 4-7 for the scaling part's bindings
+	HDSIM_QUEUES=8 hdsim_pair 8 $NS 192.0.2 2001:db8:2 || exit 1
 	SIZES=
 	MIB=64
 	# every write() ends in PSH, which closes an aggregate (as GRO):
@@ -156,45 +157,101 @@ rx()
 }
 
 echo "mode,read_size,rep,bytes,time_s,cpu_s,dontneed_batch,dontneed_ns_per_token,dontneed_calls,recv_calls,frags,cpu_copied_bytes,mtu,rx_page_size,packing" > "$RXCSV"
-# rxpar <connections> <rep>: that many senders at once, one ncdevmem
-# reading them all (--parallel) on one binding of 64 KiB net_iovs
-rxpar()
+# rxscale <layout> <connections> <rep>: that many senders at once, the
+# stream split evenly, received with ncdevmem --connections N --parallel
+# (one thread polls them all; 64 KiB net_iovs):
+#   queue	one devmem queue, ncdevmem's own NIC setup
+#   rss4	queues 4-7 of one binding, an RSS context over them and a
+#		flow rule into it (ncdevmem -n, as upstream's benchmark
+#		client sets a NIC up)
+#   bind4	4 bindings (4 dmabufs), queues 4-7, one ncdevmem each with
+#		N/4 connections, a flow rule per port (ncdevmem -n)
+#   copy	plain recv() into a user buffer, the same connections
+#   uring	as queue, received through io_uring (one multishot recvmsg
+#		per connection, read one connection after the other)
+# The CPU figure is the receiving threads' CPU time, summed.
+rxscale()
 {
-	local n=$1 rep=$2 port=$((6100 + RANDOM % 800)) i pids=
-	local each=$(((MIB << 20) / n))
+	local layout=$1 n=$2 rep=$3 port=$((6100 + RANDOM % 700)) i k
+	local procs=1 per=$2 pids= rpids= args ctx= rules=
 
-	ethtool -K "$IF" rx-gro-hw on || return 1
-	head -c $each /tmp/bench.data > /tmp/bench.part
-	: > /tmp/rx.log
-	taskset -c 1 "$BIN" -l -s 192.0.2.1 -p $port -f "$IF" --stats \
-		--read-size 1048576 -b 65536 --connections $n --parallel \
-		> /tmp/rx.out 2> /tmp/rx.log &
-	local pid=$!
-	wait_line /tmp/rx.log "^listening"
-	for i in $(seq $n); do
+	[ "$layout" = bind4 ] && { procs=4; per=$((n / 4)); }
+	# queues 0-3 take what no rule steers (ncdevmem's own setup, in
+	# the queue and uring runs, leaves the default table behind)
+	case $layout in rss4|bind4) ethtool -X "$IF" equal 4 || return 1 ;; esac
+	head -c $(((MIB << 20) / n)) /tmp/bench.data > /tmp/bench.part
+	case $layout in
+	queue) args="-f $IF -b 65536 --parallel" ;;
+	uring) args="-f $IF -b 65536 --uring" ;;
+	copy) args="--copy --parallel" ;;
+	rss4)
+		ctx=$(ethtool -X "$IF" context new start 4 equal 4 |
+		      sed -n 's/^New RSS context is \([0-9]*\)$/\1/p')
+		[ -n "$ctx" ] || { echo "no RSS context on $IF"; return 1; }
+		rules=$(ethtool -N "$IF" flow-type tcp4 dst-ip 192.0.2.1 \
+			dst-port $port context "$ctx" |
+			sed -n 's/^Added rule with ID \([0-9]*\)$/\1/p')
+		args="-n -f $IF -b 65536 --parallel -t 4 -q 4"
+		;;
+	bind4)
+		for k in 0 1 2 3; do
+			rules="$rules $(ethtool -N "$IF" flow-type tcp4 \
+				dst-ip 192.0.2.1 dst-port $((port + k)) action $((4 + k)) |
+				sed -n 's/^Added rule with ID \([0-9]*\)$/\1/p')"
+		done
+		;;
+	esac
+	for k in $(seq 0 $((procs - 1))); do
+		[ "$layout" = bind4 ] &&
+			args="-n -f $IF -b 65536 --parallel -t $((4 + k)) -q 1"
+		: > /tmp/rx$k.log
+		taskset -c 1 "$BIN" -l -s 192.0.2.1 -p $((port + k)) --stats \
+			--read-size 1048576 --connections $per $args \
+			> /tmp/rx$k.out 2> /tmp/rx$k.log &
+		rpids="$rpids $!"
+		wait_line /tmp/rx$k.log "^listening" ||
+			{ cat /tmp/rx$k.log; kill $rpids; return 1; }
+	done
+	for i in $(seq 0 $((n - 1))); do
 		ip netns exec $NS taskset -c 0 timeout 300 socat -u $SOCAT_BLOCK \
-			FILE:/tmp/bench.part TCP:192.0.2.1:$port &
+			FILE:/tmp/bench.part TCP:192.0.2.1:$((port + i % procs)) &
 		pids="$pids $!"
 	done
 	wait $pids
-	if ! timeout 120 tail --pid=$pid -f /dev/null || ! wait $pid; then
-		echo "parallel run with $n connections failed"; cat /tmp/rx.log /tmp/rx.out
-		kill $pid 2>/dev/null
-		return 1
-	fi
-	local bytes time cpu frags held
-	bytes=$(rx_field '^received \([0-9]*\) bytes.*')
-	time=$(rx_field '^stats: time \([0-9.]*\) s.*')
-	cpu=$(rx_field '.*receiver cpu \([0-9.]*\) s.*')
-	frags=$(rx_field '^stats: kernel: \([0-9]*\) frags.*')
-	held=$(rx_field '^parallel: [0-9]* connections, \([0-9]*\) tokens held.*')
-	echo "$n,$rep,$bytes,$time,$cpu,${frags:-0},${held:-0}" >> "$SCALECSV"
+	local rc=0 bytes=0 time=0 cpu=0 frags=0 dn=0 held=0 f
+	for k in $(seq 0 $((procs - 1))); do
+		set -- $rpids
+		shift $k
+		if ! timeout 120 tail --pid=$1 -f /dev/null || ! wait $1; then
+			echo "$layout run with $n connections failed"
+			cat /tmp/rx$k.log /tmp/rx$k.out
+			kill $1 2>/dev/null
+			rc=1
+			continue
+		fi
+		f=/tmp/rx$k.out
+		bytes=$((bytes + $(sed -n 's/^received \([0-9]*\) bytes.*/\1/p' $f)))
+		time=$(awk -v a=$time -v b="$(sed -n 's/^stats: time \([0-9.]*\) s.*/\1/p' $f)" \
+		       'BEGIN { print (b > a ? b : a) }')
+		cpu=$(awk -v a=$cpu -v b="$(sed -n 's/.*receiver cpu \([0-9.]*\) s.*/\1/p' $f)" \
+		      'BEGIN { print a + b }')
+		frags=$((frags + $(sed -n 's/^stats: kernel: \([0-9]*\) frags.*/\1/p' $f | grep . || echo 0)))
+		dn=$((dn + $(sed -n 's/^stats: recvmsg.*DONTNEED calls \([0-9]*\).*/\1/p' $f | grep . || echo 0)))
+		held=$((held + $(sed -n 's/^parallel: [0-9]* connections, \([0-9]*\) tokens held.*/\1/p' $f | grep . || echo 0)))
+	done
+	for k in $rules; do ethtool -N "$IF" delete "$k"; done
+	[ -n "$ctx" ] && ethtool -X "$IF" context "$ctx" delete
+	[ $rc = 0 ] || return 1
+	echo "$layout,$n,$rep,$bytes,$time,$cpu,$frags,$dn,$held" >> "$SCALECSV"
 }
 
 if [ "$NIC" = large ]; then
 	SCALECSV=${CSV%/*}/scale-large.csv
-	echo "connections,rep,bytes,time_s,cpu_s,frags,tokens_held_max" > "$SCALECSV"
-	for mtu in 1500 9000; do
+	echo "layout,connections,rep,bytes,time_s,cpu_s,frags,dontneed_calls,tokens_held_max" > "$SCALECSV"
+	# SCALE_ONLY=1 (make bench BENCH_ONLY=scale): the connections part
+	MTUS="1500 9000"
+	[ "${SCALE_ONLY:-0}" = 1 ] && MTUS=
+	for mtu in $MTUS; do
 		ip link set "$IF" mtu $mtu && ip -n $NS link set "$PEER" mtu $mtu &&
 			link_up || { echo "bench: MTU $mtu failed"; exit 1; }
 		for rep in 1 2 3; do
@@ -215,13 +272,20 @@ if [ "$NIC" = large ]; then
 	done
 	ip link set "$IF" mtu 1500 && ip -n $NS link set "$PEER" mtu 1500 &&
 		link_up || { echo "bench: MTU 1500 failed"; exit 1; }
+	ethtool -K "$IF" rx-gro-hw on || exit 1
 	for rep in 1 2 3; do
 		for n in 1 4 16 64; do
-			rxpar $n $rep || exit 1
+			for layout in queue rss4 bind4 copy uring; do
+				[ $layout = bind4 ] && [ $n -lt 4 ] && continue
+				rxscale $layout $n $rep || exit 1
+			done
 		done
 	done
+	ethtool -X "$IF" default
 	ethtool -K "$IF" rx-gro-hw off
-	for mib in 1024 4096; do
+	BIND_MIBS="1024 4096"
+	[ "${SCALE_ONLY:-0}" = 1 ] && BIND_MIBS=
+	for mib in $BIND_MIBS; do
 		for RXPS in 4096 65536; do
 			for run in 1 2 3; do
 				out=$("$BIN" -f "$IF" --bind-only --size $((mib << 20)) -b $RXPS) || {

@@ -17,7 +17,7 @@ trap 'hdsim_cleanup; rm -rf "$TMP"' EXIT
 
 # The long stream (MiB): 1 GiB by default, DEVMEM_LONG_MIB to change.
 LONG_MIB=${DEVMEM_LONG_MIB:-1024}
-PLAN=32
+PLAN=33
 ktap_plan $PLAN
 
 if [ ! -d /sys/bus/hdsim ] || [ ! -e /dev/udmabuf ]; then
@@ -153,6 +153,26 @@ copy_case()
 	grep -q "^received 2097152 bytes: 0 in device memory" "$out"
 }
 ktap_check "--copy: plain recv() of the same stream, validated" copy_case
+# the bench's copy baseline for many flows: N connections at once, each
+# validated from its own first byte
+copy_parallel_case()
+{
+	local out=$TMP/copyp.out log=$TMP/copyp.log pid i pids=
+
+	head -c $((512 << 10)) < "$TMP/data" > "$TMP/send"
+	./ncdevmem -l --copy -s 192.0.2.1 -p $PORT -v 7 --read-size 65536 \
+		--connections 4 --parallel > "$out" 2> "$log" &
+	pid=$!
+	wait_line "$log" "^listening" || return 1
+	for i in 1 2 3 4; do
+		ip netns exec "$NS" socat -u "FILE:$TMP/send" "TCP:192.0.2.1:$PORT" &
+		pids="$pids $!"
+	done
+	wait $pids && wait $pid &&
+	grep -q "^received 2097152 bytes: 0 in device memory" "$out"
+}
+ktap_check "--copy --connections 4 --parallel: 4 streams at once, each validated" \
+	copy_parallel_case
 # a rule for another client leaves the flow to RSS, in host memory: an
 # error, unless --allow-host
 host_case()

@@ -520,15 +520,29 @@ static void port_knob(const struct large_ctx *c, const char *name,
 
 /*
  * Eight flows interleaved on one queue keep an aggregation session each:
- * their cmsgs stay near eight times one flow's, and no session is evicted
- * (eight flows, 64 sessions).
+ * none is evicted (eight flows, 64 sessions), and they take no more
+ * cmsgs than the same eight flows through one session, where each frame
+ * of another flow closes the open aggregate.
+ *
+ * How many cmsgs eight flows take against one flow is the senders'
+ * doing as much as the device's: eight TCP senders sharing a CPU send
+ * smaller bursts each (on the debug kernel under TCG about 3 frames
+ * where one sender sends 10), and a session cannot join frames that
+ * were never sent together. The one-session run has the same senders,
+ * so it is the control; the ratio to one flow is logged. Under TCG a
+ * NAPI poll seldom holds frames of two flows (a handful of evictions in
+ * the one-session run), so the two counts differ by the runs' timing
+ * (up to a quarter seen on the debug kernel): the bound catches sessions
+ * that split aggregates, the eviction count is exact.
  */
 TEST_F_TIMEOUT(large, interleaved_flows_keep_their_own_aggregates, 300)
 {
 	const char *ifname = self->c.env.ifname;
-	size_t one, eight, bytes = 2 << 20;
-	int64_t evicted;
+	size_t one, eight, eight1, bytes = 2 << 20;
+	int64_t evicted, evicted1;
+	char knob[128];
 
+	port_knob(&self->c, "gro_hw_sessions", knob, sizeof(knob));
 	ASSERT_EQ(0, ethtool_feature(ifname, "rx-gro-hw", true));
 	ASSERT_EQ(0, bind_buf(&self->c.nl, &self->c.env, &self->c.a, BUF_SIZE,
 			      0, true, QUEUE_A, 65536));
@@ -536,17 +550,21 @@ TEST_F_TIMEOUT(large, interleaved_flows_keep_their_own_aggregates, 300)
 	one = flows_frags(_metadata, &self->c, 1, bytes, NULL);
 	eight = flows_frags(_metadata, &self->c, 8, bytes, NULL);
 	evicted = ethtool_stat(ifname, "rx2_gro_hw_evicted") - evicted;
+
+	ASSERT_EQ(0, run("echo 1 > %s", knob));
+	evicted1 = ethtool_stat(ifname, "rx2_gro_hw_evicted");
+	eight1 = flows_frags(_metadata, &self->c, 8, bytes, NULL);
+	evicted1 = ethtool_stat(ifname, "rx2_gro_hw_evicted") - evicted1;
+	EXPECT_EQ(0, run("echo 64 > %s", knob));
 	ethtool_feature(ifname, "rx-gro-hw", false);
 
 	TH_LOG("one flow: %zu cmsgs for %zu bytes; eight interleaved: %zu",
 	       one, bytes, eight);
 	TH_LOG("per flow, %.2f times one flow's", eight / 8.0 / one);
+	TH_LOG("eight through one session: %zu cmsgs, %lld evictions",
+	       eight1, (long long)evicted1);
 	EXPECT_EQ(0, evicted);
-	/* how full one flow's aggregates get depends on the machine (on the
-	 * debug kernel a poll often drains the ring after one frame); what
-	 * sessions give is that eight flows do about as well per flow
-	 */
-	EXPECT_LE(eight, 2 * 8 * one);
+	EXPECT_LE(eight, eight1 + eight1 / 2);
 }
 
 /*

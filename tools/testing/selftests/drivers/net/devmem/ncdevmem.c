@@ -24,7 +24,8 @@
  * --allow-host (readable data is not an error), --connections N (accept N
  * connections one after the other on one binding), --unbind-after BYTES
  * (close the binding's netlink socket mid-stream: the rest arrives in host
- * memory), --parallel (the N connections at once, read as data comes),
+ * memory), --parallel (the N connections at once, read as data comes;
+ * both with --copy too, into a user buffer),
  * --uring (receive with one multishot IORING_OP_RECVMSG per connection,
  * cmsgs from provided buffers; tokens still go back with setsockopt),
  * --pair show|auto [--owner BDF] (NICs that reach the device memory peer
@@ -781,41 +782,137 @@ static double thread_cpu(void)
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
+/* accept() into @fd; non-zero (and said why) if it failed */
+static int accept_conn(int lfd, int *fd)
+{
+	*fd = accept(lfd, NULL, NULL);
+	if (*fd < 0)
+		fprintf(stderr, "accept: %s\n", strerror(errno));
+	return *fd < 0;
+}
+
+/* One connection of the copy path: its bytes, recv() calls and errors */
+struct copy_conn {
+	int fd;
+	bool done;
+	uint64_t bytes;
+	uint64_t calls;
+	uint64_t errors;
+};
+
+/* One recv() into @buf on @c: the bytes, 0 once the connection ended
+ * (or failed: counted as an error), -EAGAIN when nothing was there
+ */
+static ssize_t copy_one(struct copy_conn *c, char *buf, int flags)
+{
+	ssize_t n = recv(c->fd, buf, read_size, flags);
+
+	c->calls++;
+	if (n > 0) {
+		if (validate)
+			c->errors += check_bytes((uint8_t *)buf, n, c->bytes);
+		c->bytes += n;
+		return n;
+	}
+	if (n < 0 && errno == EAGAIN)
+		return -EAGAIN;
+	if (n < 0) {
+		fprintf(stderr, "recv: %s\n", strerror(errno));
+		c->errors++;
+	}
+	return 0;
+}
+
 /* Plain TCP receive into a user buffer: the copy path devmem is
- * measured against (--copy). No NIC setup, no binding.
+ * measured against (--copy). No NIC setup, no binding. --connections N
+ * accepts N, one after the other, or with --parallel all of them first,
+ * then reads them as their data comes, as serve_parallel() does.
  */
 static int do_copy_server(void)
 {
 	uint64_t bytes = 0, errors = 0, calls = 0;
-	double t0, t1, cpu;
-	int lfd, fd;
+	double elapsed = 0, cpu = 0;
+	int lfd, i, left, ret = 0;
+	struct copy_conn *c;
+	struct pollfd *pfd;
 	char *buf;
-	ssize_t n;
 
 	buf = malloc(read_size);
-	lfd = listen_server(" (copy)");
-	if (!buf || lfd < 0)
-		return 1;
-	fd = accept(lfd, NULL, NULL);
-	cpu = thread_cpu();
-	t0 = now();
-	while ((n = recv(fd, buf, read_size, 0)) > 0) {
-		if (validate)
-			errors += check_bytes((uint8_t *)buf, n, bytes);
-		bytes += n;
-		calls++;
+	c = calloc(connections, sizeof(*c));
+	pfd = calloc(connections, sizeof(*pfd));
+	if (!buf || !c || !pfd) {
+		ret = 1;
+		goto out_free;
 	}
-	t1 = now();
-	cpu = thread_cpu() - cpu;
+	lfd = listen_server(" (copy)");
+	if (lfd < 0) {
+		ret = 1;
+		goto out_free;
+	}
+	for (i = 0; i < connections; i++)
+		c[i].fd = -1;
+	for (i = 0; i < connections; i++) {
+		if (accept_conn(lfd, &c[i].fd)) {
+			ret = 1;
+			goto out_close;
+		}
+		if (parallel && i < connections - 1)
+			continue;
+		cpu -= thread_cpu();
+		elapsed -= now();
+		if (!parallel) {
+			while (copy_one(&c[i], buf, 0) > 0)
+				;
+			cpu += thread_cpu();
+			elapsed += now();
+			continue;
+		}
+		for (left = connections; left;) {
+			int j;
+
+			for (j = 0; j < connections; j++) {
+				pfd[j].fd = c[j].done ? -1 : c[j].fd;
+				pfd[j].events = POLLIN;
+			}
+			if (poll(pfd, connections, 1000) < 0 && errno != EINTR) {
+				ret = 1;
+				break;
+			}
+			for (j = 0; j < connections; j++) {
+				if (c[j].done ||
+				    !(pfd[j].revents & (POLLIN | POLLHUP | POLLERR)))
+					continue;
+				if (!copy_one(&c[j], buf, MSG_DONTWAIT)) {
+					c[j].done = true;
+					left--;
+				}
+			}
+		}
+		cpu += thread_cpu();
+		elapsed += now();
+	}
+	for (i = 0; i < connections; i++) {
+		bytes += c[i].bytes;
+		calls += c[i].calls;
+		errors += c[i].errors;
+	}
 	printf("received %llu bytes: 0 in device memory (0 frags), 0 linear, %llu host\n",
 	       (unsigned long long)bytes, (unsigned long long)bytes);
 	printf("stats: time %.3f s, %.1f MB/s, receiver cpu %.3f s\n",
-	       t1 - t0, bytes / 1e6 / (t1 - t0), cpu);
-	printf("stats: recv calls %llu\n", (unsigned long long)calls + 1);
-	close(fd);
+	       elapsed, bytes / 1e6 / elapsed, cpu);
+	printf("stats: recv calls %llu\n", (unsigned long long)calls);
+	if (errors)
+		ret = 1;
+out_close:
+	for (i = 0; i < connections; i++)
+		if (c[i].fd >= 0)
+			close(c[i].fd);
 	close(lfd);
+out_free:
+	free(pfd);
+	free(c);
 	free(buf);
-	return n < 0 || errors;
+	return ret;
 }
 
 /* RX queues of @ifname in sysfs, for drivers without a channels op */
@@ -909,9 +1006,7 @@ static int serve_parallel(int lfd, uint32_t id, struct server_run *run)
 	for (i = 0; i < connections; i++)
 		c[i].fd = -1;
 	for (i = 0; i < connections; i++) {
-		c[i].fd = accept(lfd, NULL, NULL);
-		if (c[i].fd < 0) {
-			fprintf(stderr, "accept: %s\n", strerror(errno));
+		if (accept_conn(lfd, &c[i].fd)) {
 			ret = 1;
 			goto out_close;
 		}

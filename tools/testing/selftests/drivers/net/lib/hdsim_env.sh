@@ -2,11 +2,12 @@
 # hdsim port pairs for shell tests and scripts; sourced.
 #
 #   hdsim_pair <id> <netns> <v4 prefix> <v6 prefix>
-#	creates hdsim device <id> (4 queues), sets IF (host end, <v4>.1,
-#	<v6>::1, up) and PEER (in <netns>, <v4>.2, <v6>::2, up). The hdsim
-#	bus belongs to the caller: every device on it, left by a killed
-#	earlier test with the addresses and rules on it, goes first, and so
-#	does a namespace <netns> left by a killed run of this one.
+#	creates hdsim device <id> (HDSIM_QUEUES queues, default 4), sets
+#	IF (host end, <v4>.1, <v6>::1, up) and PEER (in <netns>, <v4>.2,
+#	<v6>::2, up). The hdsim bus belongs to the caller: every device on
+#	it, left by a killed earlier test with the addresses and rules on
+#	it, goes first, and so does a namespace <netns> left by a killed run
+#	of this one.
 #   hdsim_cleanup	deletes what hdsim_pair created
 
 HDSIM_ID=
@@ -34,7 +35,7 @@ hdsim_pair()
 		echo "${d##*/hdsim}" > /sys/bus/hdsim/del_device
 	done
 	hdsim_cleanup
-	echo "$HDSIM_ID 4" > /sys/bus/hdsim/new_device || return 1
+	echo "$HDSIM_ID ${HDSIM_QUEUES:-4}" > /sys/bus/hdsim/new_device || return 1
 	IF=$(port_name "$HDSIM_ID" 0)
 	PEER=$(port_name "$HDSIM_ID" 1)
 	[ -n "$IF" ] && [ -n "$PEER" ] || return 1
