@@ -220,7 +220,11 @@ fi
 # Large net_iovs: what one cmsg, one frag and one token cost when the
 # device packs segments into 4, 16 and 64 KiB buffers (hdsim rx-gro-hw).
 if [ "$ONLY" != e1000e ]; then
-say "booting the VM for the large net_iov benchmark (hdsim, -b 4/16/64 KiB, packing off/on; 8 GiB guest for 4 GiB binds)"
+if [ "$ONLY" = scale ]; then
+	say "booting the VM for the connections table (hdsim, 64 KiB net_iovs, packing on)"
+else
+	say "booting the VM for the large net_iov benchmark (hdsim, -b 4/16/64 KiB, packing off/on; 8 GiB guest for 4 GiB binds)"
+fi
 rm -f "$LOGS/rx-large.csv" "$LOGS/bind-large.csv" "$LOGS/scale-large.csv"
 if VM_MEMORY=8G VM_APPEND="udmabuf.size_limit_mb=4200" \
    timeout --kill-after=15 1800 "$REPO/harness/vm.sh" --exec \
@@ -292,7 +296,7 @@ print("ncdevmem --connections N --parallel); per GiB, medians of 3 runs; cpu = t
 print("ratio = devmem cpu / copy cpu with the same connections; x1 = cpu / one connection on one queue")
 print("  queue: one devmem queue     rss4: 4 queues of one binding, an RSS context and a rule into it")
 print("  bind4: 4 bindings (4 dmabufs) on 4 queues, a receiver each with N/4 connections")
-print("  uring: one queue, io_uring (a multishot recvmsg per connection, read one after the other)")
+print("  uring: one queue, io_uring (a multishot recvmsg; one connection: ncdevmem --uring reads them in turn)")
 print("  copy:  plain recv(), polled as devmem's")
 print("goal at 64 connections: <= 25,000 cmsgs per GiB, cpu <= 1.5x one connection's, ratio <= 0.5")
 print(f"{'conns':>5} {'layout':>6} {'cmsgs':>8} {'DONTNEED':>9} {'cpu s':>7} {'ratio':>6} {'x1':>5}"

@@ -167,8 +167,11 @@ echo "mode,read_size,rep,bytes,time_s,cpu_s,dontneed_batch,dontneed_ns_per_token
 #   bind4	4 bindings (4 dmabufs), queues 4-7, one ncdevmem each with
 #		N/4 connections, a flow rule per port (ncdevmem -n)
 #   copy	plain recv() into a user buffer, the same connections
-#   uring	as queue, received through io_uring (one multishot recvmsg
-#		per connection, read one connection after the other)
+#   uring	as queue, received through io_uring (one multishot recvmsg);
+#		one connection only: ncdevmem --uring reads connections
+#		one after the other, and with many senders at once the
+#		unread ones fill the dmabuf while the one being read waits
+#		for buffers (a receiver must read what it lets in)
 # The CPU figure is the receiving threads' CPU time, summed.
 rxscale()
 {
@@ -178,7 +181,10 @@ rxscale()
 	[ "$layout" = bind4 ] && { procs=4; per=$((n / 4)); }
 	# queues 0-3 take what no rule steers (ncdevmem's own setup, in
 	# the queue and uring runs, leaves the default table behind)
-	case $layout in rss4|bind4) ethtool -X "$IF" equal 4 || return 1 ;; esac
+	case $layout in
+	rss4|bind4)
+		ethtool -X "$IF" equal 4 && ethtool -K "$IF" ntuple on || return 1 ;;
+	esac
 	head -c $(((MIB << 20) / n)) /tmp/bench.data > /tmp/bench.part
 	case $layout in
 	queue) args="-f $IF -b 65536 --parallel" ;;
@@ -191,6 +197,7 @@ rxscale()
 		rules=$(ethtool -N "$IF" flow-type tcp4 dst-ip 192.0.2.1 \
 			dst-port $port context "$ctx" |
 			sed -n 's/^Added rule with ID \([0-9]*\)$/\1/p')
+		[ -n "$rules" ] || { echo "no flow rule into RSS context $ctx"; return 1; }
 		args="-n -f $IF -b 65536 --parallel -t 4 -q 4"
 		;;
 	bind4)
@@ -199,6 +206,8 @@ rxscale()
 				dst-ip 192.0.2.1 dst-port $((port + k)) action $((4 + k)) |
 				sed -n 's/^Added rule with ID \([0-9]*\)$/\1/p')"
 		done
+		[ "$(echo $rules | wc -w)" = 4 ] ||
+			{ echo "flow rules to queues 4-7: only '$rules'"; return 1; }
 		;;
 	esac
 	for k in $(seq 0 $((procs - 1))); do
@@ -235,7 +244,9 @@ rxscale()
 		       'BEGIN { print (b > a ? b : a) }')
 		cpu=$(awk -v a=$cpu -v b="$(sed -n 's/.*receiver cpu \([0-9.]*\) s.*/\1/p' $f)" \
 		      'BEGIN { print a + b }')
-		frags=$((frags + $(sed -n 's/^stats: kernel: \([0-9]*\) frags.*/\1/p' $f | grep . || echo 0)))
+		# the cmsgs this receiver got (the kernel's own count in
+		# "stats: kernel:" is system-wide: all four bind4 receivers)
+		frags=$((frags + $(sed -n 's/^received [0-9]* bytes: [0-9]* in device memory (\([0-9]*\) frags).*/\1/p' $f | grep . || echo 0)))
 		dn=$((dn + $(sed -n 's/^stats: recvmsg.*DONTNEED calls \([0-9]*\).*/\1/p' $f | grep . || echo 0)))
 		held=$((held + $(sed -n 's/^parallel: [0-9]* connections, \([0-9]*\) tokens held.*/\1/p' $f | grep . || echo 0)))
 	done
@@ -277,6 +288,7 @@ if [ "$NIC" = large ]; then
 		for n in 1 4 16 64; do
 			for layout in queue rss4 bind4 copy uring; do
 				[ $layout = bind4 ] && [ $n -lt 4 ] && continue
+				[ $layout = uring ] && [ $n -gt 1 ] && continue
 				rxscale $layout $n $rep || exit 1
 			done
 		done
