@@ -22,7 +22,7 @@ PATTERN=$(printf '\001\002\003\004\005\006')
 TMP=$(mktemp -d)
 trap 'hdsim_cleanup; rm -rf "$TMP"' EXIT
 
-PLAN=12
+PLAN=15
 ktap_plan $PLAN
 if [ ! -d /sys/bus/hdsim ] || [ ! -e /dev/udmabuf ]; then
 	for i in $(seq $PLAN); do ktap_skip "devmem tx $i" "no hdsim or udmabuf"; done
@@ -64,6 +64,33 @@ for kind in cuda rocm; do
 		"$kind memory (fake runtime): 4 MiB written host to device, sent" \
 		tx_case v4 192.0.2.2 "$TMP/random" --memory $kind
 done
+# ncdevmem --self-check: the provider alone (the same run on an H100
+# with the real CUDA runtime is in the README), and its skip without one
+self_check()
+{
+	local out
+
+	out=$(LD_LIBRARY_PATH=$PWD ./ncdevmem --self-check --memory "$1" \
+	      --size $((16 << 20))) || { echo "$out" | sed 's/^/# /'; return 1; }
+	echo "$out" | sed 's/^/# /'
+	echo "$out" | grep -q "read back 16777216 bytes in [0-9]* fragments.*: 0 errors"
+}
+for kind in cuda rocm; do
+	ktap_check "$kind memory (fake runtime): --self-check, written and validated back" \
+		self_check $kind
+done
+no_runtime()
+{
+	./ncdevmem --self-check --memory cuda > /dev/null 2>&1
+	[ $? = 4 ]
+}
+if ldconfig -p 2>/dev/null | grep -q "libcuda\.so\.1 "; then
+	ktap_skip "--self-check --memory cuda without a CUDA runtime: skip (exit 4)" \
+		"a CUDA runtime is installed here"
+else
+	ktap_check "--self-check --memory cuda without a CUDA runtime: skip (exit 4)" \
+		no_runtime
+fi
 
 # streaming: DEVMEM_TX_LONG_MIB (default 1024)
 LONG_MIB=${DEVMEM_TX_LONG_MIB:-1024}

@@ -63,6 +63,7 @@
 #include <liburing.h>
 #include <openssl/evp.h>
 
+#include "../../../kselftest.h"
 #include "devmem_lib.h"
 #include "devmem_nl.h"
 #include "ncdevmem_mem.h"
@@ -402,25 +403,17 @@ static void consume(const uint8_t *p, size_t len, struct rx_stats *st,
 	st->bytes += len;
 }
 
-/* One SCM_DEVMEM_* cmsg; the linear bytes are at the start of @iov_buf. */
-static int handle_frag(int fd, const struct dmabuf_cmsg *dc, int type,
-		       const uint8_t *iov_buf, uint32_t dmabuf_id,
-		       struct token_batch *batch, struct rx_stats *st,
-		       EVP_MD_CTX *sha)
+/*
+ * The device-memory fragment @dc, the next bytes of the stream: checked
+ * against the binding and the dmabuf's size, read back through the
+ * memory provider (a mapping, or the GPU runtime's copy), validated and
+ * hashed. Errors are counted in @st.
+ */
+static void validate_frag(const struct dmabuf_cmsg *dc, uint32_t dmabuf_id,
+			  struct rx_stats *st, EVP_MD_CTX *sha)
 {
 	const uint8_t *p;
 
-	if (type == SCM_DEVMEM_LINEAR) {
-		if (fail_on_linear) {
-			fprintf(stderr, "linear payload (%u bytes) and -L given\n",
-				dc->frag_size);
-			st->errors++;
-			return -EIO;
-		}
-		consume(iov_buf, dc->frag_size, st, sha);
-		st->linear_bytes += dc->frag_size;
-		return 0;
-	}
 	if (dc->dmabuf_id != dmabuf_id ||
 	    dc->frag_offset + dc->frag_size > dmabuf_size) {
 		fprintf(stderr, "bad fragment: id %u offset %llu size %u\n",
@@ -441,6 +434,26 @@ static int handle_frag(int fd, const struct dmabuf_cmsg *dc, int type,
 	}
 	st->devmem_bytes += dc->frag_size;
 	st->frags++;
+}
+
+/* One SCM_DEVMEM_* cmsg; the linear bytes are at the start of @iov_buf. */
+static int handle_frag(int fd, const struct dmabuf_cmsg *dc, int type,
+		       const uint8_t *iov_buf, uint32_t dmabuf_id,
+		       struct token_batch *batch, struct rx_stats *st,
+		       EVP_MD_CTX *sha)
+{
+	if (type == SCM_DEVMEM_LINEAR) {
+		if (fail_on_linear) {
+			fprintf(stderr, "linear payload (%u bytes) and -L given\n",
+				dc->frag_size);
+			st->errors++;
+			return -EIO;
+		}
+		consume(iov_buf, dc->frag_size, st, sha);
+		st->linear_bytes += dc->frag_size;
+		return 0;
+	}
+	validate_frag(dc, dmabuf_id, st, sha);
 	return add_token(fd, batch, dc->frag_token, st);
 }
 
@@ -1484,6 +1497,97 @@ static int do_pair_show(void)
 	return err == -ENODEV ? KSFT_SKIP : err ? 1 : 0;
 }
 
+/* The exporter's name of dmabuf @fd from /proc (dma-buf's fdinfo), or "" */
+static void dmabuf_exporter(int fd, char *name, size_t len)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	name[0] = 0;
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "exp_name: %63s", name) == 1)
+			break;
+	if (f)
+		fclose(f);
+}
+
+/*
+ * --self-check: the memory provider alone, no NIC. The dmabuf must be one
+ * of the size asked for; the -v pattern (7 by default) goes in through
+ * the provider's write op (the TX path's), in pieces that start and end
+ * off any alignment; it comes back through validate_frag(), the receive
+ * path's check of a fragment, in fragments of 1 byte to beyond the read
+ * bounce buffer's first size, the first and the last byte included.
+ */
+static int do_self_check(void)
+{
+	static const uint32_t lens[] = {
+		1, 7, 4095, 4096, 4097, IOV_LEN - 1, IOV_LEN, IOV_LEN + 1,
+		3 * IOV_LEN + 5,
+	};
+	struct dmabuf_cmsg dc = {};
+	size_t chunk = 1000003, off, len, writes = 0;
+	unsigned int i, longest = 0;
+	struct rx_stats st = {};
+	char exporter[64];
+	uint8_t *buf;
+	off_t end;
+	int err;
+
+	if (!validate)
+		validate = 7;
+	err = mem_open(&mem, memory, dmabuf_size, IOV_LEN, 0);
+	if (err)
+		return err == -ENODEV ? KSFT_SKIP : 1;
+	end = lseek(mem.fd, 0, SEEK_END);
+	dmabuf_exporter(mem.fd, exporter, sizeof(exporter));
+	printf("self-check: %s dmabuf fd %d, exporter %s, %lld bytes\n",
+	       memory, mem.fd, exporter[0] ? exporter : "(none)",
+	       (long long)end);
+	if (end != (off_t)dmabuf_size || !exporter[0]) {
+		fprintf(stderr, "not a dmabuf of %zu bytes\n", dmabuf_size);
+		goto out_fail;
+	}
+	buf = malloc(chunk);
+	if (!buf)
+		goto out_fail;
+	for (off = 0; off < dmabuf_size; off += len, writes++) {
+		len = dmabuf_size - off < chunk ? dmabuf_size - off : chunk;
+		for (i = 0; i < len; i++)
+			buf[i] = pattern_at(off + i);
+		err = mem_write(&mem, off, buf, len);
+		if (err) {
+			fprintf(stderr, "write at %zu: %s\n", off, strerror(-err));
+			free(buf);
+			goto out_fail;
+		}
+	}
+	free(buf);
+	for (off = 0, i = 0; off < dmabuf_size; off += len, i++) {
+		len = lens[i % ARRAY_SIZE(lens)];
+		if (len > dmabuf_size - off)
+			len = dmabuf_size - off;
+		if (len > longest)
+			longest = len;
+		dc.frag_offset = off;
+		dc.frag_size = len;
+		validate_frag(&dc, 0, &st, NULL);
+	}
+	printf("self-check: wrote %zu bytes in %zu writes; ", dmabuf_size,
+	       writes);
+	printf("read back %llu bytes in %llu fragments of 1 to %u bytes: %llu errors\n",
+	       (unsigned long long)st.bytes, (unsigned long long)st.frags,
+	       longest, (unsigned long long)st.errors);
+	mem_close(&mem);
+	return st.errors || st.bytes != dmabuf_size;
+
+out_fail:
+	mem_close(&mem);
+	return 1;
+}
+
 static void help(const char *prog)
 {
 	fprintf(stderr,
@@ -1498,6 +1602,8 @@ static void help(const char *prog)
 		"       %s --pools                (page pools, in flight, detached)\n"
 		"       %s -f IF --hds on|off|auto (tcp-data-split over netlink)\n"
 		"       %s -f IF --bind-only [--size BYTES] (bind cost, for make bench)\n"
+		"       %s --self-check [--memory M] [--size BYTES] [-v N] (the memory\n"
+		"                 provider alone: write, read back, validate)\n"
 		"       %s --pair show|auto [--memory p2p | --owner BDF]  (NICs that\n"
 		"                 reach the memory peer to peer; auto: -f is the closest)\n"
 		"       %s -l --copy -s ADDR [-p PORT]  (plain recv, the baseline)\n"
@@ -1507,7 +1613,8 @@ static void help(const char *prog)
 		"       %s -s ADDR [-p PORT] --tx-bench devmem|zerocopy|copy [-f IF]\n"
 		"          [--bytes N] [--size BYTES] (the sender of make bench)\n"
 		"       %s -s ADDR [-p PORT] < data (plain TCP client)\n",
-		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog,
+		prog);
 	exit(2);
 }
 
@@ -1532,12 +1639,13 @@ static const struct option longopts[] = {
 	{ "owner", required_argument, NULL, 'O' },
 	{ "tx-bench", required_argument, NULL, 'T' },
 	{ "bytes", required_argument, NULL, 'Y' },
+	{ "self-check", no_argument, NULL, 'E' },
 	{}
 };
 
 /* What the flags select. */
 enum mode { SERVER, COPY_SERVER, CLIENT, SELFTESTS, SHOW_QUEUES, SHOW_POOLS,
-	    SET_HDS, BIND_ONLY, PAIR_SHOW };
+	    SET_HDS, BIND_ONLY, PAIR_SHOW, SELF_CHECK };
 
 /* One option with an argument; false if the value is out of range. */
 static bool parse_value(int opt, const char *arg)
@@ -1615,7 +1723,7 @@ static bool parse_value(int opt, const char *arg)
 
 static enum mode parse_args(int argc, char **argv)
 {
-	bool listen_mode = false, pools = false;
+	bool listen_mode = false, pools = false, self_check = false;
 	int opt, err;
 
 	while ((opt = getopt_long(argc, argv, "ls:c:p:v:q:t:f:b:z:Ln", longopts,
@@ -1657,6 +1765,9 @@ static enum mode parse_args(int argc, char **argv)
 		case 'I':
 			use_uring = true;
 			break;
+		case 'E':
+			self_check = true;
+			break;
 		default:
 			if (!parse_value(opt, optarg))
 				help(argv[0]);
@@ -1664,6 +1775,8 @@ static enum mode parse_args(int argc, char **argv)
 	}
 	if (pools)
 		return SHOW_POOLS;
+	if (self_check)
+		return SELF_CHECK;
 	if (pair && !strcmp(pair, "show"))
 		return PAIR_SHOW;
 	if (pair) {
@@ -1713,6 +1826,7 @@ int main(int argc, char **argv)
 		[SET_HDS] = do_set_hds,
 		[BIND_ONLY] = do_bind_only,
 		[PAIR_SHOW] = do_pair_show,
+		[SELF_CHECK] = do_self_check,
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	enum mode mode = parse_args(argc, argv);

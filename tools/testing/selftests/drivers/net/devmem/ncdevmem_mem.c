@@ -441,10 +441,21 @@ void mem_close(struct devmem_mem *m)
 
 const uint8_t *mem_frag(struct devmem_mem *m, uint64_t off, uint32_t len)
 {
+	uint8_t *bigger;
+
 	if (m->map)
 		return m->map + off;
-	if (!m->bounce || len > m->bounce_len ||
-	    m->ops->read(m, m->bounce, off, len))
+	if (!m->bounce)
+		return NULL;
+	/* a fragment longer than any so far: the bounce buffer grows */
+	if (len > m->bounce_len) {
+		bigger = realloc(m->bounce, len);
+		if (!bigger)
+			return NULL;
+		m->bounce = bigger;
+		m->bounce_len = len;
+	}
+	if (m->ops->read(m, m->bounce, off, len))
 		return NULL;
 	return m->bounce;
 }

@@ -49,7 +49,10 @@ struct devmem_mem {
 int mem_open(struct devmem_mem *m, const char *provider, size_t size,
 	     size_t max_frag, uint32_t rx_page_size);
 void mem_close(struct devmem_mem *m);
-/* Where the CPU reads [@off, @off + @len), or NULL if it cannot. */
+/* Where the CPU reads [@off, @off + @len), or NULL if it cannot. GPU
+ * memory is copied into a bounce buffer (valid until the next call),
+ * which grows to the longest fragment asked for.
+ */
 const uint8_t *mem_frag(struct devmem_mem *m, uint64_t off, uint32_t len);
 /* Put @len bytes of @src at @off of the dmabuf: 0 or -errno. */
 int mem_write(struct devmem_mem *m, uint64_t off, const void *src,
