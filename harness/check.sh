@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make check`: host checks, the whole kselftest suite on the kernel, then
 # the lifetime and bad-input tests (harness/data/debug-subset) on the
-# debug kernel, and one closing line for both. DEVMEM_DEBUG=0 skips the
-# debug kernel.
+# debug kernel, the remote-peer tests (harness/data/fleet-subset) on the
+# fleet's kernel (Debian 12's networking options, harness/fleet.sh), and
+# one closing line for all. DEVMEM_DEBUG=0 skips the debug kernel,
+# DEVMEM_FLEET=0 the fleet's.
 #
 # On the kernel, the long streams (devmem_rx.sh, devmem_tx.sh,
 # e1000e_tx.sh) are 128 MiB, to keep CI well inside its time;
@@ -20,11 +22,11 @@ fi
 
 H=$REPO/harness
 rc=0
-# Two builds run at nice 19 in the background, one after the other, while
-# the host checks and the plain kernel's tests run (guests waiting on the
-# wire leave CPU idle): the debug kernel with its kselftests, then the
-# CONFIG_INET=n kernel (the host check build-noinet). Each leaves its
-# exit status in build/bg-<name>.rc.
+# Three builds run at nice 19 in the background, one after the other,
+# while the host checks and the plain kernel's tests run (guests waiting
+# on the wire leave CPU idle): the debug kernel with its kselftests, the
+# fleet's kernel, then the CONFIG_INET=n kernel (the host check
+# build-noinet). Each leaves its exit status in build/bg-<name>.rc.
 bg=$BUILD/bg
 rm -f "$bg"-*.rc
 (
@@ -32,11 +34,26 @@ rm -f "$bg"-*.rc
 		nice -n 19 "$H/debug.sh" build > "$bg-debug.out" 2>&1
 		echo $? > "$bg-debug.rc"
 	fi
+	if [ "${DEVMEM_FLEET:-1}" = 1 ]; then
+		nice -n 19 "$H/fleet.sh" build > "$bg-fleet.out" 2>&1
+		echo $? > "$bg-fleet.rc"
+	fi
 	nice -n 19 "$H/build-noinet.sh" > "$LOGS/build-noinet.log" 2>&1
 	echo $? > "$bg-noinet.rc"
 ) &
 bg_pid=$!
-say "background, at nice 19: the debug kernel's build, then build-noinet (logs: $bg-debug.out, $LOGS/build-noinet.log)"
+# bg_built <name>: wait for that background build, show its output on
+# stderr, print 1 if it succeeded (else 0: the caller builds it again, in
+# the foreground)
+bg_built() {
+	[ -f "$bg-$1.rc" ] || say "waiting for its background build" >&2
+	while [ ! -f "$bg-$1.rc" ] && kill -0 "$bg_pid" 2>/dev/null; do
+		sleep 5
+	done
+	if [ -f "$bg-$1.out" ]; then sed 's/^/    /' "$bg-$1.out" >&2; fi
+	if [ "$(cat "$bg-$1.rc" 2>/dev/null)" = 0 ]; then echo 1; else echo 0; fi
+}
+say "background, at nice 19: the debug kernel's build, the fleet kernel's, then build-noinet (logs: $bg-debug.out, $bg-fleet.out, $LOGS/build-noinet.log)"
 HOST_CHECKS_SKIP=build-noinet "$H/host-checks.sh"
 CHECK_LABEL="kernel $LOCALVERSION" DEVMEM_LONG_MIB=${DEVMEM_LONG_MIB:-$long} \
 	DEVMEM_TX_LONG_MIB=${DEVMEM_TX_LONG_MIB:-$long} "$H/run-kselftests.sh" || rc=1
@@ -58,16 +75,15 @@ runs+=("$BUILD/logs-p2p/results")
 if [ "${DEVMEM_DEBUG:-1}" = 1 ]; then
 	echo
 	say "debug kernel (KASAN, lockdep, kmemleak): the subset in harness/data/debug-subset"
-	[ -f "$bg-debug.rc" ] || say "waiting for its background build"
-	while [ ! -f "$bg-debug.rc" ] && kill -0 "$bg_pid" 2>/dev/null; do
-		sleep 5
-	done
-	sed 's/^/    /' "$bg-debug.out"
-	built=0
-	[ "$(cat "$bg-debug.rc" 2>/dev/null)" = 0 ] && built=1
-	# a failed background build is tried again here, in the foreground
-	DEBUG_BUILT=$built "$H/debug.sh" subset || rc=1
+	DEBUG_BUILT=$(bg_built debug) "$H/debug.sh" subset || rc=1
 	runs+=("$BUILD/logs-debug/results")
+fi
+
+if [ "${DEVMEM_FLEET:-1}" = 1 ]; then
+	echo
+	say "fleet kernel (Debian 12's networking options built in): the subset in harness/data/fleet-subset"
+	FLEET_BUILT=$(bg_built fleet) "$H/fleet.sh" || rc=1
+	runs+=("$BUILD/logs-fleet/results")
 fi
 
 # build-noinet's result joins the plain kernel's host checks

@@ -28,6 +28,7 @@
 #include <net/netdev_queues.h>
 #include <net/netdev_rx_queue.h>
 #include <net/devmem_tx.h>
+#include <net/dst.h>
 #include <net/netlink.h>
 #include <net/page_pool.h>
 #include <net/page_pool/memory_provider.h>
@@ -590,8 +591,9 @@ EXPORT_SYMBOL_GPL(net_devmem_put_net_iov);
  * Return: the binding, with a reference for the duration of the call;
  * ERR_PTR(-EINVAL) if @id is no live bind-tx binding (an RX binding's id
  * included), -EHOSTUNREACH without a route, -ENODEV if the route leaves
- * through another device than the binding's, -EFAULT if @from is not a
- * plain iovec or reaches past the end of the dmabuf.
+ * through another device than the binding's, -EOPNOTSUPP if it passes an
+ * IPsec transform, -EFAULT if @from is not a plain iovec or reaches past
+ * the end of the dmabuf.
  */
 struct net_devmem_dmabuf_binding *
 net_devmem_get_tx_binding(struct sock *sk, u32 id, const struct iov_iter *from)
@@ -618,6 +620,11 @@ net_devmem_get_tx_binding(struct sock *sk, u32 id, const struct iov_iter *from)
 	dst = __sk_dst_get(sk);
 	if (!dst || !dst->dev) {
 		err = -EHOSTUNREACH;
+		goto err_put;
+	}
+	/* ESP or AH would have the CPU encrypt or hash the payload */
+	if (dst_xfrm(dst)) {
+		err = -EOPNOTSUPP;
 		goto err_put;
 	}
 	if (dst->dev != READ_ONCE(binding->dev)) {

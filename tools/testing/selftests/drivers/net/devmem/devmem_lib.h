@@ -140,6 +140,40 @@ static inline int run(const char *fmt, ...)
 	return system(cmd);
 }
 
+/*
+ * IPsec for a test flow (ip-xfrm(8) arguments): an ESP SA in transport
+ * mode with AES-GCM (a 128-bit key, a 32-bit salt): src, dst, SPI; a
+ * policy for TCP: src, dst, further selectors, direction, then the
+ * template's src and dst.
+ */
+#define ESP_SA		"xfrm state add src %s dst %s proto esp spi %s " \
+			"mode transport aead 'rfc4106(gcm(aes))' " \
+			"0x0102030405060708090a0b0c0d0e0f1011121314 128"
+#define ESP_POLICY	"xfrm policy add src %s dst %s proto tcp %s dir %s " \
+			"tmpl src %s dst %s proto esp mode transport"
+
+/*
+ * In namespace @ns ("": the caller's), whose end is @local: ESP in
+ * transport mode for TCP between @local and @remote, SPI @spi_in towards
+ * @local and @spi_out back; @out_sel and @in_sel add selectors ("dport
+ * N") to the two policies. The other end takes the same SPIs swapped.
+ */
+static inline int esp_transport(const char *ns, const char *local,
+				const char *remote, const char *spi_in,
+				const char *spi_out, const char *out_sel,
+				const char *in_sel)
+{
+	char ip[64];
+
+	snprintf(ip, sizeof(ip), "ip%s%s", *ns ? " -n " : "", ns);
+	return run("%s " ESP_SA, ip, remote, local, spi_in) ||
+	       run("%s " ESP_SA, ip, local, remote, spi_out) ||
+	       run("%s " ESP_POLICY, ip, local, remote, out_sel, "out", local,
+		   remote) ||
+	       run("%s " ESP_POLICY, ip, remote, local, in_sel, "in", remote,
+		   local);
+}
+
 #define HUGE_2MB	(2UL << 20)
 #ifndef MFD_HUGE_2MB
 #define MFD_HUGE_2MB	(21U << 26)	/* log2(2 MiB) << MFD_HUGE_SHIFT */

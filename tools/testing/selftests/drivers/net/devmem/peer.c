@@ -31,7 +31,9 @@
 
 #include <libmnl/libmnl.h>
 #include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter.h>
 #include <linux/netfilter/nfnetlink_log.h>
+#include <linux/netfilter/nfnetlink_queue.h>
 #include <linux/tls.h>
 
 #include "../../../kselftest_harness.h"
@@ -47,6 +49,8 @@
 #define PORT_HOST		5401	/* not steered: host memory */
 #define PORT_MPTCP		5402
 #define NFLOG_GROUP		7
+#define NFQUEUE_NUM		9
+#define BRIDGE			"devmem-peer-br"
 #define RX_ADDR			"192.0.8.1"
 #define TX_ADDR			"192.0.8.2"
 
@@ -86,6 +90,7 @@ FIXTURE_SETUP(peer)
 		.listen_port = PORT_DEVMEM,
 	};
 
+	DEVMEM_ONLY_SKIP();
 	if (!devmem_env_available())
 		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
 	ASSERT_EQ(0, devmem_env_setup(&self->env, &cfg));
@@ -202,7 +207,12 @@ static void devmem_flow_whole(struct __test_metadata *_metadata,
 	EXPECT_EQ(want, got);
 	EXPECT_EQ(0, bad);
 	EXPECT_EQ(0, nlinear);
-	EXPECT_EQ(0, reap(pid));
+	/* a stalled flow: the sender would wait for TCP to give up */
+	if (got != want)
+		kill(pid, SIGKILL);
+	else
+		EXPECT_EQ(0, reap(pid));
+	reap(pid);
 	close(fd);
 }
 
@@ -232,54 +242,81 @@ static void host_flow_dropped(struct __test_metadata *_metadata,
 	reap(hpid);
 }
 
-/* nflog: a listener on group @group, copying whole packets (0xffff) */
-static struct mnl_socket *nflog_open(uint16_t group)
+struct nfnl_attr {
+	uint16_t type;
+	uint16_t len;
+	const void *data;
+};
+
+/* Send @msg_type (subsystem << 8 | message) for instance @res_id with
+ * @n attributes through @nl: 0 once the kernel acknowledged it.
+ */
+static int nfnl_config(struct mnl_socket *nl, uint16_t msg_type,
+		       uint16_t res_id, const struct nfnl_attr *attrs, int n)
 {
-	struct nfulnl_msg_config_mode mode = {
-		.copy_range = htonl(0xffff),
-		.copy_mode = NFULNL_COPY_PACKET,
-	};
-	struct nfulnl_msg_config_cmd cmd = { .command = NFULNL_CFG_CMD_BIND };
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	uint32_t qthresh = htonl(1);
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nfgenmsg *nfg;
+	int i;
+
+	nlh->nlmsg_type = msg_type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = AF_UNSPEC;
+	nfg->version = NFNETLINK_V0;
+	nfg->res_id = htons(res_id);
+	for (i = 0; i < n; i++)
+		mnl_attr_put(nlh, attrs[i].type, attrs[i].len, attrs[i].data);
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0 ||
+	    mnl_socket_recvfrom(nl, buf, sizeof(buf)) < 0)
+		return -1;
+	return ((struct nlmsgerr *)mnl_nlmsg_get_payload((void *)buf))->error;
+}
+
+/* A netfilter netlink socket with a receive buffer for bursts, or NULL. */
+static struct mnl_socket *nfnl_open(void)
+{
 	struct mnl_socket *nl;
-	int step, rcvbuf = 4 << 20;
+	int rcvbuf = 4 << 20;
 
 	nl = mnl_socket_open(NETLINK_NETFILTER);
 	if (!nl)
 		return NULL;
 	setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
 		   sizeof(rcvbuf));
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID))
-		goto err_close;
-	for (step = 0; step < 2; step++) {
-		struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-		struct nfgenmsg *nfg;
-
-		nlh->nlmsg_type = NFNL_SUBSYS_ULOG << 8 | NFULNL_MSG_CONFIG;
-		nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-		nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
-		nfg->nfgen_family = AF_UNSPEC;
-		nfg->version = NFNETLINK_V0;
-		nfg->res_id = htons(group);
-		if (!step)
-			mnl_attr_put(nlh, NFULA_CFG_CMD, sizeof(cmd), &cmd);
-		else
-			mnl_attr_put(nlh, NFULA_CFG_MODE, sizeof(mode), &mode);
-		/* each packet at once, not batched for a second */
-		if (step)
-			mnl_attr_put(nlh, NFULA_CFG_QTHRESH, sizeof(qthresh),
-				     &qthresh);
-		if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0 ||
-		    mnl_socket_recvfrom(nl, buf, sizeof(buf)) < 0 ||
-		    ((struct nlmsgerr *)mnl_nlmsg_get_payload((void *)buf))->error)
-			goto err_close;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID)) {
+		mnl_socket_close(nl);
+		return NULL;
 	}
 	return nl;
+}
 
-err_close:
-	mnl_socket_close(nl);
-	return NULL;
+/* nflog: a listener on group @group, copying whole packets (0xffff) */
+static struct mnl_socket *nflog_open(uint16_t group)
+{
+	const struct nfulnl_msg_config_mode mode = {
+		.copy_range = htonl(0xffff),
+		.copy_mode = NFULNL_COPY_PACKET,
+	};
+	const struct nfulnl_msg_config_cmd cmd = {
+		.command = NFULNL_CFG_CMD_BIND,
+	};
+	const uint32_t qthresh = htonl(1);
+	const struct nfnl_attr bind = { NFULA_CFG_CMD, sizeof(cmd), &cmd };
+	const struct nfnl_attr setup[] = {
+		{ NFULA_CFG_MODE, sizeof(mode), &mode },
+		/* each packet at once, not batched for a second */
+		{ NFULA_CFG_QTHRESH, sizeof(qthresh), &qthresh },
+	};
+	const uint16_t type = NFNL_SUBSYS_ULOG << 8 | NFULNL_MSG_CONFIG;
+	struct mnl_socket *nl = nfnl_open();
+
+	if (nl && (nfnl_config(nl, type, group, &bind, 1) ||
+		   nfnl_config(nl, type, group, setup, 2))) {
+		mnl_socket_close(nl);
+		nl = NULL;
+	}
+	return nl;
 }
 
 struct nflog_report {
@@ -1150,6 +1187,292 @@ TEST_F(peer, conntrack_follows_devmem_flow)
 	EXPECT_EQ(0, run("nft delete table inet devmem_ct"));
 }
 
+/* The number shell command @fmt prints first, or -1. */
+static long cmd_long(const char *fmt, ...)
+{
+	char cmd[512];
+	long v = -1;
+	va_list ap;
+	FILE *f;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	pclose(f);
+	return v;
+}
+
+/* nfqueue: the queue @num's listener, copying whole packets (0xffff) */
+static struct mnl_socket *nfq_open(uint16_t num)
+{
+	const struct nfqnl_msg_config_params params = {
+		.copy_range = htonl(0xffff),
+		.copy_mode = NFQNL_COPY_PACKET,
+	};
+	const struct nfqnl_msg_config_cmd cmd = {
+		.command = NFQNL_CFG_CMD_BIND,
+	};
+	const struct nfnl_attr bind = { NFQA_CFG_CMD, sizeof(cmd), &cmd };
+	const struct nfnl_attr setup = {
+		NFQA_CFG_PARAMS, sizeof(params), &params
+	};
+	const uint16_t type = NFNL_SUBSYS_QUEUE << 8 | NFQNL_MSG_CONFIG;
+	struct mnl_socket *nl = nfnl_open();
+
+	if (nl && (nfnl_config(nl, type, num, &bind, 1) ||
+		   nfnl_config(nl, type, num, &setup, 1))) {
+		mnl_socket_close(nl);
+		nl = NULL;
+	}
+	return nl;
+}
+
+struct nfq_report {
+	int packets;		/* TCP packets queued to the listener */
+	int data_segs;		/* of them, carrying payload */
+	long payload_copied;	/* payload bytes in the messages */
+	long payload_held;	/* payload bytes of the packets (NFQA_CAP_LEN) */
+	long largest;		/* the longest packet queued */
+	int verdicts_failed;	/* accept verdicts the kernel refused */
+};
+
+/* Give queued packet @id (network order) the verdict accept. */
+static int nfq_accept(struct mnl_socket *nl, uint16_t num, uint32_t id)
+{
+	struct nfqnl_msg_verdict_hdr vh = {
+		.verdict = htonl(NF_ACCEPT),
+		.id = id,
+	};
+	char buf[256];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nfgenmsg *nfg;
+
+	nlh->nlmsg_type = NFNL_SUBSYS_QUEUE << 8 | NFQNL_MSG_VERDICT;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = AF_UNSPEC;
+	nfg->version = NFNETLINK_V0;
+	nfg->res_id = htons(num);
+	mnl_attr_put(nlh, NFQA_VERDICT_HDR, sizeof(vh), &vh);
+	return mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0 ? -1 : 0;
+}
+
+/*
+ * The listener, as an IPS in inline mode is (Suricata's NFQ mode): every
+ * packet queued to @num is read, counted and accepted, until nothing was
+ * queued for 3 s or 60 s passed. Its report goes to @out.
+ */
+static void nfq_listen(struct mnl_socket *nl, uint16_t num, int out)
+{
+	struct timeval tv = { .tv_sec = 1 };
+	int fd = mnl_socket_get_fd(nl);
+	static char buf[1 << 17];
+	struct nfq_report rep = {};
+	int idle = 0, waited = 0, n;
+	struct nlmsghdr *nlh;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (idle < 3 && waited < 60) {
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n <= 0) {
+			idle += rep.packets > 0;
+			waited++;
+			continue;
+		}
+		idle = 0;
+		for (nlh = (void *)buf; mnl_nlmsg_ok(nlh, n);
+		     nlh = mnl_nlmsg_next(nlh, &n)) {
+			const struct nfqnl_msg_packet_hdr *ph = NULL;
+			const struct iphdr *ip = NULL;
+			uint32_t cap = 0;
+			struct nlattr *a;
+			int len = 0, hl;
+
+			if (nlh->nlmsg_type !=
+			    (NFNL_SUBSYS_QUEUE << 8 | NFQNL_MSG_PACKET))
+				continue;
+			mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg)) {
+				if (mnl_attr_get_type(a) == NFQA_PACKET_HDR)
+					ph = mnl_attr_get_payload(a);
+				if (mnl_attr_get_type(a) == NFQA_CAP_LEN)
+					cap = ntohl(mnl_attr_get_u32(a));
+				if (mnl_attr_get_type(a) == NFQA_PAYLOAD) {
+					ip = mnl_attr_get_payload(a);
+					len = mnl_attr_get_payload_len(a);
+				}
+			}
+			if (!ph)
+				continue;
+			rep.verdicts_failed += nfq_accept(nl, num,
+							  ph->packet_id) < 0;
+			if (!ip || len < 40 || ip->protocol != IPPROTO_TCP)
+				continue;
+			hl = ip->ihl * 4;
+			hl += ((const struct tcphdr *)((char *)ip + hl))->doff * 4;
+			rep.packets++;
+			if (!cap)
+				cap = len;
+			if (cap > rep.largest)
+				rep.largest = cap;
+			if ((int)cap > hl) {
+				rep.data_segs++;
+				rep.payload_held += cap - hl;
+			}
+			if (len > hl)
+				rep.payload_copied += len - hl;
+		}
+	}
+	if (write(out, &rep, sizeof(rep)) != sizeof(rep))
+		_exit(1);
+}
+
+/*
+ * A "queue" rule hands each packet to nfnetlink_queue, whose listener
+ * (an IPS in inline mode, Suricata's NFQ mode) reads a copy and gives the
+ * verdict. The payload of a devmem segment cannot be copied: the
+ * listener gets its headers, with NFQA_CAP_LEN saying how long the
+ * packet is, accepts it, and the reader gets its whole stream in device
+ * memory. No "bypass": without the listener every packet would be
+ * dropped, so a flow that arrives went through it. With @gro, hdsim's
+ * hardware GRO hands the stack aggregates (GSO, CHECKSUM_PARTIAL) and
+ * the listener, which did not ask for GSO packets, gets them whole.
+ */
+static void nfqueue_flow(struct __test_metadata *_metadata,
+			 struct devmem_env *env, bool gro)
+{
+	struct nfq_report rep = {};
+	struct mnl_socket *nl;
+	int pipefd[2];
+	pid_t pid;
+
+	if (gro)
+		ASSERT_EQ(0, run("ethtool -K %s rx-gro-hw on", env->ifname));
+	ASSERT_EQ(0, run("nft add table inet devmem_nfq"));
+	ASSERT_EQ(0, run("nft add chain inet devmem_nfq in %s",
+			 "'{ type filter hook input priority 0; }'"));
+	if (run("nft add rule inet devmem_nfq in tcp dport %d queue num %d 2>/dev/null",
+		PORT_DEVMEM, NFQUEUE_NUM)) {
+		run("nft delete table inet devmem_nfq");
+		SKIP(return, "no nfqueue (CONFIG_NETFILTER_NETLINK_QUEUE, CONFIG_NFT_QUEUE)");
+	}
+	nl = nfq_open(NFQUEUE_NUM);
+	EXPECT_NE(NULL, nl);
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = nl ? fork() : -1;
+	if (!pid) {
+		int fd;
+
+		/* only the queue and the pipe: a listener outliving a killed
+		 * test must not hold its listening socket
+		 */
+		for (fd = 3; fd < 1024; fd++)
+			if (fd != pipefd[1] && fd != mnl_socket_get_fd(nl))
+				close(fd);
+		nfq_listen(nl, NFQUEUE_NUM, pipefd[1]);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	if (pid > 0) {
+		devmem_flow_whole(_metadata, env, 1 << 20);
+		EXPECT_EQ(sizeof(rep), read(pipefd[0], &rep, sizeof(rep)));
+		EXPECT_EQ(0, reap(pid));
+	}
+	close(pipefd[0]);
+	if (nl)
+		mnl_socket_close(nl);
+	EXPECT_EQ(0, run("nft delete table inet devmem_nfq"));
+
+	TH_LOG("queued %d TCP packets, %d with payload (longest %ld): %ld bytes held, %ld copied",
+	       rep.packets, rep.data_segs, rep.largest, rep.payload_held,
+	       rep.payload_copied);
+	EXPECT_GT(rep.data_segs, 0);
+	EXPECT_GE(rep.payload_held, 1 << 20);
+	EXPECT_EQ(0, rep.payload_copied);
+	EXPECT_EQ(0, rep.verdicts_failed);
+	/* hdsim aggregated (the stack's GRO may have, either way) */
+	if (gro) {
+		long opened = cmd_long("ethtool -S %s | %s", env->ifname,
+				       "awk '/rx3_gro_hw_opened/ { print $2 }'");
+
+		TH_LOG("hdsim opened %ld aggregates on queue 3", opened);
+		EXPECT_GT(opened, 0);
+		EXPECT_GT(rep.largest, 1500);
+	}
+}
+
+/* Before, the copy failed, each data segment was dropped instead of
+ * queued, and the flow stalled.
+ */
+TEST_F(peer, nfqueue_listener_gets_headers_of_device_memory)
+{
+	nfqueue_flow(_metadata, &self->env, false);
+}
+
+/* Before, the aggregates' checksums were finished in software, which
+ * failed on device memory, and they were dropped.
+ */
+TEST_F(peer, nfqueue_listener_gets_aggregates_of_device_memory)
+{
+	nfqueue_flow(_metadata, &self->env, true);
+}
+
+/*
+ * The receiving port is a bridge port (the address on the bridge), with
+ * br_netfilter handing bridged IPv4 to iptables, as container and VM
+ * hosts run: the flow still lands in device memory on the bound queue,
+ * passes the bridge family's rules and iptables' physdev match (both
+ * count it, so it really went that way), and arrives whole.
+ */
+TEST_F(peer, bridge_with_br_netfilter_passes_devmem_flow)
+{
+	const char *ifn = self->env.ifname;
+	long br_bytes, ipt_bytes;
+
+	if (run("ip link add " BRIDGE " type bridge 2>/dev/null"))
+		SKIP(return, "no bridge (CONFIG_BRIDGE)");
+	if (access("/proc/sys/net/bridge/bridge-nf-call-iptables", F_OK) ||
+	    run("iptables -L INPUT -n >/dev/null 2>&1")) {
+		run("ip link del " BRIDGE);
+		SKIP(return, "no br_netfilter (CONFIG_BRIDGE_NETFILTER) or iptables");
+	}
+	EXPECT_EQ(0, run("ip link set " BRIDGE " up"));
+	EXPECT_EQ(0, run("ip addr del %s/24 dev %s", RX_ADDR, ifn));
+	EXPECT_EQ(0, run("ip link set %s master " BRIDGE, ifn));
+	EXPECT_EQ(0, run("ip addr add %s/24 dev " BRIDGE, RX_ADDR));
+	EXPECT_EQ(0, run("sysctl -qw net.bridge.bridge-nf-call-iptables=1"));
+	EXPECT_EQ(0, run("nft add table bridge devmem_br"));
+	EXPECT_EQ(0, run("nft add chain bridge devmem_br pre %s",
+			 "'{ type filter hook prerouting priority 0; }'"));
+	EXPECT_EQ(0, run("nft add rule bridge devmem_br pre tcp dport %d counter",
+			 PORT_DEVMEM));
+	EXPECT_EQ(0, run("iptables -I INPUT -m physdev --physdev-in %s -p tcp --dport %d -j ACCEPT",
+			 ifn, PORT_DEVMEM));
+
+	devmem_flow_whole(_metadata, &self->env, 1 << 20);
+
+	br_bytes = cmd_long("nft list chain bridge devmem_br pre | %s",
+			    "sed -n 's/.* bytes \\([0-9]*\\).*/\\1/p'");
+	ipt_bytes = cmd_long("iptables -L INPUT -n -v -x | %s",
+			     "awk '/physdev/ { print $2; exit }'");
+	TH_LOG("bridge prerouting counted %ld bytes, iptables physdev %ld",
+	       br_bytes, ipt_bytes);
+	EXPECT_GE(br_bytes, 1 << 20);
+	EXPECT_GE(ipt_bytes, 1 << 20);
+
+	run("iptables -D INPUT -m physdev --physdev-in %s -p tcp --dport %d -j ACCEPT",
+	    ifn, PORT_DEVMEM);
+	run("nft delete table bridge devmem_br");
+	run("sysctl -qw net.bridge.bridge-nf-call-iptables=0");
+	run("ip link del " BRIDGE);
+	EXPECT_EQ(0, run("ip addr add %s/24 dev %s", RX_ADDR, ifn));
+	EXPECT_EQ(0, run("ip link set %s up", ifn));
+}
+
 /* connections, each through every case: PEER_FUZZ_ROUNDS, at most
  * FUZZ_CONNS (the debug kernel's run takes 2)
  */
@@ -1264,6 +1587,59 @@ static void fuzz_read(const struct devmem_env *env, struct fuzz_conn *c)
 	}
 	c->bad += seen != (uint64_t)ret;
 	c->off += ret;
+}
+
+/*
+ * A flow protected by IPsec (ESP in transport mode, AES-GCM) to the
+ * steered port: the NIC sees ESP, not TCP, and cannot split it, and ESP
+ * decrypts in host memory. The devmem reader gets the whole stream
+ * copied as from any socket (no dmabuf cmsg, every byte right), while
+ * the SAs count the stream's bytes.
+ */
+TEST_F(peer, esp_flow_arrives_in_host_memory)
+{
+	struct fuzz_conn c = { .port = PORT_DEVMEM };
+	char sport[32], dport[32];
+	const size_t want = 1 << 20;
+	struct pollfd pfd;
+	long esp_bytes;
+	pid_t pid;
+
+	if (run("ip " ESP_SA " 2>/dev/null", TX_ADDR, RX_ADDR, "0x5401"))
+		SKIP(return, "no ESP (CONFIG_XFRM_USER, CONFIG_INET_ESP, CONFIG_CRYPTO_GCM)");
+	run("ip xfrm state flush");
+	snprintf(sport, sizeof(sport), "sport %d", PORT_DEVMEM);
+	snprintf(dport, sizeof(dport), "dport %d", PORT_DEVMEM);
+	EXPECT_EQ(0, esp_transport("", RX_ADDR, TX_ADDR, "0x5401", "0x5402",
+				   sport, dport));
+	EXPECT_EQ(0, esp_transport(self->env.ns, TX_ADDR, RX_ADDR, "0x5402",
+				   "0x5401", dport, sport));
+
+	c.fd = devmem_env_stream(&self->env, want, &pid);
+	EXPECT_GE(c.fd, 0);
+	pfd.fd = c.fd;
+	pfd.events = POLLIN;
+	while (c.fd >= 0 && !c.eof && c.off < want && poll(&pfd, 1, 10000) > 0)
+		fuzz_read(&self->env, &c);
+	EXPECT_EQ(want, c.off);
+	EXPECT_EQ(0, c.devmem);
+	EXPECT_EQ(0, c.bad);
+	if (c.fd >= 0) {
+		close(c.fd);
+		EXPECT_EQ(0, reap(pid));
+	}
+	/* the inbound SA decrypted at least the stream */
+	esp_bytes = cmd_long("ip -s xfrm state get src %s dst %s proto esp spi 0x5401 | %s",
+			     TX_ADDR, RX_ADDR,
+			     "grep -o '[0-9]\\+(bytes)' | head -n 1");
+	TH_LOG("%llu bytes read, %llu in device memory; inbound SA: %ld bytes",
+	       (unsigned long long)c.off, (unsigned long long)c.devmem,
+	       esp_bytes);
+	EXPECT_GE(esp_bytes, (long)want);
+
+	run("ip xfrm state flush; ip xfrm policy flush");
+	run("ip -n %s xfrm state flush; ip -n %s xfrm policy flush",
+	    self->env.ns, self->env.ns);
 }
 
 /* Read the script's report lines from @f into the totals. */

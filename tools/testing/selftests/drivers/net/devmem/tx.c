@@ -406,4 +406,44 @@ TEST_F(tx, rejects_route_through_another_device)
 	close(peer);
 }
 
+/*
+ * A connection that IPsec protects (ESP in transport mode): the CPU would
+ * have to encrypt the payload, which is device memory it cannot read.
+ * The send is refused with EOPNOTSUPP, nothing is queued, and the same
+ * socket still sends from host memory, encrypted, to the peer.
+ */
+TEST_F(tx, rejects_route_through_ipsec)
+{
+	struct iovec iov[] = { IOV(0, 4096) };
+	const char *ns = self->env.ns;
+	int fd, peer = -1, one = 1;
+	char buf[16];
+
+	if (run("ip " ESP_SA " 2>/dev/null", HOST_ADDR, PEER_ADDR, "0x5251"))
+		SKIP(return, "no ESP (CONFIG_XFRM_USER, CONFIG_INET_ESP, CONFIG_CRYPTO_GCM)");
+	run("ip xfrm state flush");
+	EXPECT_EQ(0, esp_transport("", HOST_ADDR, PEER_ADDR, "0x5252", "0x5251",
+				   "", ""));
+	EXPECT_EQ(0, esp_transport(ns, PEER_ADDR, HOST_ADDR, "0x5251", "0x5252",
+				   "", ""));
+
+	fd = connect_to_peer(ns, PEER_ADDR, &peer);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one,
+				sizeof(one)));
+	EXPECT_EQ(-EOPNOTSUPP, devmem_sendmsg(fd, self->id, 4, iov, 1,
+					      MSG_ZEROCOPY));
+	EXPECT_EQ(5, send(fd, "plain", 5, 0));
+	EXPECT_EQ(5, recv(peer, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, memcmp(buf, "plain", 5));
+	/* the peer's inbound SA decrypted it */
+	EXPECT_EQ(0, run("ip -n %s -s xfrm state get src %s dst %s %s", ns,
+			 HOST_ADDR, PEER_ADDR,
+			 "proto esp spi 0x5251 | grep -q ' [1-9][0-9]*(packets)'"));
+	close(fd);
+	close(peer);
+	run("ip xfrm state flush; ip xfrm policy flush");
+	run("ip -n %s xfrm state flush; ip -n %s xfrm policy flush", ns, ns);
+}
+
 TEST_HARNESS_MAIN
