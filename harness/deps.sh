@@ -8,7 +8,7 @@ APT_PKGS="build-essential flex bison bc cpio kmod libelf-dev libssl-dev dwarves
 	qemu-system-x86 busybox-static udev
 	ethtool iproute2 socat ncat iperf3 libmnl-dev pkg-config nftables iptables
 	python3-ply python3-git python3-yaml liburing-dev openssh-client dropbear-bin
-	clang bpftool libbpf-dev python3-scapy"
+	clang bpftool libbpf-dev python3-scapy openvswitch-common"
 VNG_VERSION=1.42
 
 want=$(pinned_version)
@@ -63,6 +63,24 @@ if [ -n "$src_now" ] && [ "$have_cfg" != "$src_now" ]; then
 	else
 		say "apt: linux-config-6.1 $src_now"
 	fi
+fi
+
+# ovs-dpctl, which sets up Open vSwitch's kernel datapath by itself (the
+# fleet kernel's ovs case in peer.c). It ships in openvswitch-switch, whose
+# installation would start OVS's daemons on this machine: take the binary
+# out of the package into build/ovs instead (its libraries come with
+# openvswitch-common, above). run-kselftests.sh puts it in the guest's PATH.
+ovs_ver=$(dpkg-query -W -f='${Version}' openvswitch-common 2>/dev/null || true)
+if [ -n "$ovs_ver" ] && [ "$(cat "$BUILD/ovs/version" 2>/dev/null)" != "$ovs_ver" ]; then
+	tmp=$(mktemp -d)
+	if (cd "$tmp" && apt-get download -q "openvswitch-switch=$ovs_ver" > /dev/null 2>&1) &&
+	   rm -rf "$BUILD/ovs" && dpkg-deb -x "$tmp"/openvswitch-switch_*.deb "$BUILD/ovs"; then
+		echo "$ovs_ver" > "$BUILD/ovs/version"
+		say "ovs-dpctl $ovs_ver in $BUILD/ovs (from openvswitch-switch, not installed)"
+	else
+		warn "could not fetch openvswitch-switch $ovs_ver: the ovs case will skip"
+	fi
+	rm -rf "$tmp"
 fi
 
 if [ ! -x "$VENV/bin/vng" ] || ! "$VENV/bin/vng" --version 2>/dev/null | grep -q "$VNG_VERSION"; then

@@ -5,8 +5,8 @@
 # PCIe switch layout, running the tests of what a peer or a local
 # feature can do to a devmem flow (harness/data/fleet-subset): the
 # remote-peer items and the fuzzer with netfilter (log, queue, u32,
-# conntrack), bridge with br_netfilter, tc, kTLS, ESP and MPTCP present,
-# the reader audit, bindings, faults and error recovery.
+# conntrack), bridge with br_netfilter, Open vSwitch, tc, kTLS, ESP and
+# MPTCP present, the reader audit, bindings, faults and error recovery.
 #   fleet.sh		build the kernel (if FLEET_BUILT is not 1), run the
 #			subset (make check-fleet; `make check` runs it last)
 #   fleet.sh build	only the config and the kernel: `make check` runs

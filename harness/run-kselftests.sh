@@ -47,6 +47,8 @@ guest_env=
 [ -n "${PEER_FUZZ_ROUNDS:-}" ] && guest_env+=" PEER_FUZZ_ROUNDS=$PEER_FUZZ_ROUNDS"
 [ -n "${DEVMEM_STREAMS:-}" ] && guest_env+=" DEVMEM_STREAMS=$DEVMEM_STREAMS"
 [ "${VM_IOMMU:-0}" = 1 ] && guest_env+=" DEVMEM_E1000E_IOMMU=1"
+# ovs-dpctl, taken out of its package by harness/deps.sh
+[ -x "$BUILD/ovs/usr/bin/ovs-dpctl" ] && guest_env+=" PATH=$BUILD/ovs/usr/bin:$PATH"
 timeout --kill-after=15 "$VM_TIMEOUT" "$REPO/harness/vm.sh" --exec \
 	"env $guest_env $REPO/harness/guest-run.sh $KST $LOGS ${KSELFTEST_ARGS:-}" \
 	> "$LOGS/console.log" 2>&1

@@ -51,6 +51,8 @@
 #define NFLOG_GROUP		7
 #define NFQUEUE_NUM		9
 #define BRIDGE			"devmem-peer-br"
+#define OVS_DP			"devmem-peer-dp"
+#define OVS_PORT		"devmem-peer-ovs"
 #define RX_ADDR			"192.0.8.1"
 #define TX_ADDR			"192.0.8.2"
 
@@ -1469,6 +1471,53 @@ TEST_F(peer, bridge_with_br_netfilter_passes_devmem_flow)
 	run("nft delete table bridge devmem_br");
 	run("sysctl -qw net.bridge.bridge-nf-call-iptables=0");
 	run("ip link del " BRIDGE);
+	EXPECT_EQ(0, run("ip addr add %s/24 dev %s", RX_ADDR, ifn));
+	EXPECT_EQ(0, run("ip link set %s up", ifn));
+}
+
+/* ovs-dpctl's flows from datapath port @in to @out: IPv4 and ARP */
+static int ovs_flows(int in, int out)
+{
+	return run("ovs-dpctl add-flow " OVS_DP " '%s%d%s' %d", "in_port(",
+		   in, "),eth(),eth_type(0x0800),ipv4()", out) ||
+	       run("ovs-dpctl add-flow " OVS_DP " '%s%d%s' %d", "in_port(",
+		   in, "),eth(),eth_type(0x0806),arp()", out);
+}
+
+/*
+ * The receiving port is a port of an Open vSwitch kernel datapath, the
+ * address on an internal port as on an OVS host, with flows passing IPv4
+ * and ARP between the two: the flow still lands in device memory on the
+ * bound queue, crosses the datapath (its flow counts the stream) and
+ * arrives whole.
+ */
+TEST_F(peer, openvswitch_datapath_passes_devmem_flow)
+{
+	const char *ifn = self->env.ifname;
+	long bytes;
+
+	if (run("ovs-dpctl add-dp " OVS_DP " 2>/dev/null"))
+		SKIP(return, "no openvswitch (CONFIG_OPENVSWITCH) or ovs-dpctl (make deps)");
+	/* ports 1 and 2 (0 is the datapath's own) */
+	EXPECT_EQ(0, run("ovs-dpctl add-if " OVS_DP " %s", ifn));
+	EXPECT_EQ(0, run("ovs-dpctl add-if " OVS_DP " " OVS_PORT ",type=internal"));
+	EXPECT_EQ(0, run("ip link set " OVS_PORT " address %s%s%s", "$(cat /sys/class/net/",
+			 ifn, "/address)"));
+	EXPECT_EQ(0, run("ip addr del %s/24 dev %s", RX_ADDR, ifn));
+	EXPECT_EQ(0, run("ip link set " OVS_PORT " up"));
+	EXPECT_EQ(0, run("ip addr add %s/24 dev " OVS_PORT, RX_ADDR));
+	EXPECT_EQ(0, ovs_flows(1, 2));
+	EXPECT_EQ(0, ovs_flows(2, 1));
+
+	devmem_flow_whole(_metadata, &self->env, 1 << 20);
+
+	bytes = cmd_long("ovs-dpctl dump-flows " OVS_DP " | %s",
+			 "sed -n 's/^in_port(1),.*(0x0800).*bytes:\\([0-9]*\\).*/\\1/p'");
+	TH_LOG("the datapath's IPv4 flow from the port counted %ld bytes", bytes);
+	EXPECT_GE(bytes, 1 << 20);
+	run("ovs-dpctl show " OVS_DP " | grep lookups | sed 's/^ */# /'");
+
+	run("ovs-dpctl del-dp " OVS_DP);
 	EXPECT_EQ(0, run("ip addr add %s/24 dev %s", RX_ADDR, ifn));
 	EXPECT_EQ(0, run("ip link set %s up", ifn));
 }
