@@ -296,7 +296,7 @@ print("ncdevmem --connections N --parallel); per GiB, medians of 3 runs; cpu = t
 print("ratio = devmem cpu / copy cpu with the same connections; x1 = cpu / one connection on one queue")
 print("  queue: one devmem queue     rss4: 4 queues of one binding, an RSS context and a rule into it")
 print("  bind4: 4 bindings (4 dmabufs) on 4 queues, a receiver each with N/4 connections")
-print("  uring: one queue, io_uring (a multishot recvmsg; one connection: ncdevmem --uring reads them in turn)")
+print("  uring: one queue, one io_uring (a multishot recvmsg per connection, ncdevmem --uring --parallel)")
 print("  copy:  plain recv(), polled as devmem's")
 print("goal at 64 connections: <= 25,000 cmsgs per GiB, cpu <= 1.5x one connection's, ratio <= 0.5")
 print(f"{'conns':>5} {'layout':>6} {'cmsgs':>8} {'DONTNEED':>9} {'cpu s':>7} {'ratio':>6} {'x1':>5}"

@@ -167,11 +167,8 @@ echo "mode,read_size,rep,bytes,time_s,cpu_s,dontneed_batch,dontneed_ns_per_token
 #   bind4	4 bindings (4 dmabufs), queues 4-7, one ncdevmem each with
 #		N/4 connections, a flow rule per port (ncdevmem -n)
 #   copy	plain recv() into a user buffer, the same connections
-#   uring	as queue, received through io_uring (one multishot recvmsg);
-#		one connection only: ncdevmem --uring reads connections
-#		one after the other, and with many senders at once the
-#		unread ones fill the dmabuf while the one being read waits
-#		for buffers (a receiver must read what it lets in)
+#   uring	as queue, received through one io_uring (a multishot
+#		recvmsg per connection, ncdevmem --uring --parallel)
 # The CPU figure is the receiving threads' CPU time, summed.
 rxscale()
 {
@@ -188,7 +185,7 @@ rxscale()
 	head -c $(((MIB << 20) / n)) /tmp/bench.data > /tmp/bench.part
 	case $layout in
 	queue) args="-f $IF -b 65536 --parallel" ;;
-	uring) args="-f $IF -b 65536 --uring" ;;
+	uring) args="-f $IF -b 65536 --parallel --uring" ;;
 	copy) args="--copy --parallel" ;;
 	rss4)
 		ctx=$(ethtool -X "$IF" context new start 4 equal 4 |
@@ -288,7 +285,6 @@ if [ "$NIC" = large ]; then
 		for n in 1 4 16 64; do
 			for layout in queue rss4 bind4 copy uring; do
 				[ $layout = bind4 ] && [ $n -lt 4 ] && continue
-				[ $layout = uring ] && [ $n -gt 1 ] && continue
 				rxscale $layout $n $rep || exit 1
 			done
 		done

@@ -17,7 +17,7 @@ trap 'hdsim_cleanup; rm -rf "$TMP"' EXIT
 
 # The long stream (MiB): 1 GiB by default, DEVMEM_LONG_MIB to change.
 LONG_MIB=${DEVMEM_LONG_MIB:-1024}
-PLAN=33
+PLAN=34
 ktap_plan $PLAN
 
 if [ ! -d /sys/bus/hdsim ] || [ ! -e /dev/udmabuf ]; then
@@ -85,6 +85,32 @@ rx_case "ipv6 8 MiB through io_uring, 4 KiB net_iovs" 2001:db8::1 \
 ktap_check "io_uring carried it (no recvmsg(2) call)" uring_used
 rx_case "ipv4 4 MiB into 64 KiB net_iovs, packing off" 192.0.2.1 \
 	$((4 << 20)) socat -b 65536
+
+# --uring --parallel: one ring, a multishot recvmsg per connection, 8
+# streams at once on one binding, each validated from its own first byte
+uring_parallel_case()
+{
+	local out=$TMP/urp.out log=$TMP/urp.log pid i pids=
+
+	head -c $((1 << 20)) < "$TMP/data" > "$TMP/send"
+	./ncdevmem -l -f "$IF" -s 192.0.2.1 -p $PORT -v 7 --stats \
+		--connections 8 --parallel --uring > "$out" 2> "$log" &
+	pid=$!
+	wait_line "$log" "^listening" || return 1
+	for i in $(seq 8); do
+		ip netns exec "$NS" socat -u "FILE:$TMP/send" "TCP:192.0.2.1:$PORT" &
+		pids="$pids $!"
+	done
+	if ! wait $pids || ! wait $pid ||
+	   ! grep -q "^received 8388608 bytes: 8388608 in device memory" "$out" ||
+	   ! grep -q "^stats: io_uring_enter calls [1-9]" "$out" ||
+	   ! grep -q "^stats: recvmsg calls 0," "$out"; then
+		cat "$log" "$out"
+		return 1
+	fi
+}
+ktap_check "--uring --connections 8 --parallel: one ring, 8 streams, each validated" \
+	uring_parallel_case
 
 ktap_check "three bind/receive/unbind cycles" seq_case 192.0.2.1
 ktap_check "three connections on one binding, each validated" conn_case 192.0.2.1

@@ -27,7 +27,8 @@
  * memory), --parallel (the N connections at once, read as data comes;
  * both with --copy too, into a user buffer),
  * --uring (receive with one multishot IORING_OP_RECVMSG per connection,
- * cmsgs from provided buffers; tokens still go back with setsockopt),
+ * cmsgs from provided buffers; tokens still go back with setsockopt;
+ * with --parallel, one ring for all the connections),
  * --pair show|auto [--owner BDF] (NICs that reach the device memory peer
  * to peer, from the PCIe topology; auto picks the closest for -f).
  */
@@ -533,52 +534,61 @@ static ssize_t receive_one(int fd, uint32_t dmabuf_id, struct rx_stats *st,
 	return n;
 }
 
-/* --uring: provided buffers of [io_uring_recvmsg_out][control][payload] */
+/* --uring: provided buffers of [io_uring_recvmsg_out][control][payload],
+ * at least URING_BUFS, two per connection with --parallel
+ */
 #define URING_BUFS		64
 #define URING_BGID		1
 
 struct uring_rx {
 	struct io_uring ring;
 	struct io_uring_buf_ring *br;
+	unsigned int nbufs;	/* a power of two */
 	uint8_t *bufs;
 	size_t buf_len;
 	struct msghdr msgh;	/* the layout of every buffer */
-	bool armed;		/* the multishot request is live */
+};
+
+/* A connection's multishot recvmsg */
+struct uring_conn {
+	bool armed;		/* the request is live */
 	bool eof;
 };
 
 static void uring_buf_put(struct uring_rx *u, int bid)
 {
 	io_uring_buf_ring_add(u->br, u->bufs + (size_t)bid * u->buf_len,
-			      u->buf_len, bid, io_uring_buf_ring_mask(URING_BUFS),
+			      u->buf_len, bid, io_uring_buf_ring_mask(u->nbufs),
 			      0);
 	io_uring_buf_ring_advance(u->br, 1);
 }
 
-static int uring_rx_init(struct uring_rx *u)
+/* A ring for @nconn connections' requests and completions. */
+static int uring_rx_init(struct uring_rx *u, int nconn)
 {
-	struct io_uring_buf_reg reg = {
-		.ring_entries = URING_BUFS,
-		.bgid = URING_BGID,
-	};
-	int ret, i;
+	struct io_uring_buf_reg reg = { .bgid = URING_BGID };
+	unsigned int i;
+	int ret;
 
 	memset(u, 0, sizeof(*u));
+	for (u->nbufs = URING_BUFS; u->nbufs < 2U * nconn; u->nbufs *= 2)
+		;
+	reg.ring_entries = u->nbufs;
 	u->msgh.msg_controllen = CTRL_LEN;
 	u->buf_len = sizeof(struct io_uring_recvmsg_out) + CTRL_LEN + read_size;
-	ret = io_uring_queue_init(8, &u->ring, 0);
+	ret = io_uring_queue_init(nconn < 8 ? 8 : nconn, &u->ring, 0);
 	if (ret) {
 		fprintf(stderr, "io_uring_queue_init: %s\n", strerror(-ret));
 		return ret;
 	}
-	u->br = mmap(NULL, URING_BUFS * sizeof(struct io_uring_buf),
+	u->br = mmap(NULL, u->nbufs * sizeof(struct io_uring_buf),
 		     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (u->br == MAP_FAILED) {
 		ret = -ENOMEM;
 		goto err_exit_ring;
 	}
 	/* payload areas stay untouched (device memory is not copied) */
-	u->bufs = malloc(URING_BUFS * u->buf_len);
+	u->bufs = malloc(u->nbufs * u->buf_len);
 	if (!u->bufs) {
 		ret = -ENOMEM;
 		goto err_unmap;
@@ -590,14 +600,14 @@ static int uring_rx_init(struct uring_rx *u)
 		goto err_free;
 	}
 	io_uring_buf_ring_init(u->br);
-	for (i = 0; i < URING_BUFS; i++)
+	for (i = 0; i < u->nbufs; i++)
 		uring_buf_put(u, i);
 	return 0;
 
 err_free:
 	free(u->bufs);
 err_unmap:
-	munmap(u->br, URING_BUFS * sizeof(struct io_uring_buf));
+	munmap(u->br, u->nbufs * sizeof(struct io_uring_buf));
 err_exit_ring:
 	io_uring_queue_exit(&u->ring);
 	return ret;
@@ -606,20 +616,36 @@ err_exit_ring:
 static void uring_rx_exit(struct uring_rx *u)
 {
 	io_uring_queue_exit(&u->ring);
-	munmap(u->br, URING_BUFS * sizeof(struct io_uring_buf));
+	munmap(u->br, u->nbufs * sizeof(struct io_uring_buf));
 	free(u->bufs);
 }
 
-/* One completion of the multishot recvmsg: its cmsgs handled as recvmsg's. */
-static int uring_cqe(struct uring_rx *u, int fd, const struct io_uring_cqe *cqe,
-		     uint32_t dmabuf_id, struct token_batch *batch,
-		     struct rx_stats *st, EVP_MD_CTX *sha)
+/* Arm @c's multishot recvmsg on @fd, its completions tagged @tag. */
+static void uring_arm(struct uring_rx *u, struct uring_conn *c, int fd,
+		      uint64_t tag)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+
+	io_uring_prep_recvmsg_multishot(sqe, fd, &u->msgh, MSG_SOCK_DEVMEM);
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = URING_BGID;
+	io_uring_sqe_set_data64(sqe, tag);
+	c->armed = true;
+}
+
+/* One completion of @c's multishot recvmsg: its cmsgs handled as
+ * recvmsg's.
+ */
+static int uring_cqe(struct uring_rx *u, struct uring_conn *c, int fd,
+		     const struct io_uring_cqe *cqe, uint32_t dmabuf_id,
+		     struct token_batch *batch, struct rx_stats *st,
+		     EVP_MD_CTX *sha)
 {
 	struct io_uring_recvmsg_out *o;
 	int ret = 0, bid;
 
 	if (!(cqe->flags & IORING_CQE_F_MORE))
-		u->armed = false;
+		c->armed = false;
 	if (cqe->res == -ENOBUFS || cqe->res == -EINTR || cqe->res == -EAGAIN)
 		return 0;	/* re-armed by the caller */
 	if (cqe->res < 0) {
@@ -627,7 +653,7 @@ static int uring_cqe(struct uring_rx *u, int fd, const struct io_uring_cqe *cqe,
 		return cqe->res;
 	}
 	if (!(cqe->flags & IORING_CQE_F_BUFFER)) {
-		u->eof = !cqe->res;
+		c->eof = !cqe->res;
 		return 0;
 	}
 	bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
@@ -636,7 +662,7 @@ static int uring_cqe(struct uring_rx *u, int fd, const struct io_uring_cqe *cqe,
 	if (!o) {
 		ret = -EIO;
 	} else if (!o->payloadlen) {
-		u->eof = true;
+		c->eof = true;
 	} else {
 		struct iovec iov = {
 			.iov_base = io_uring_recvmsg_payload(o, &u->msgh),
@@ -658,37 +684,39 @@ static int uring_cqe(struct uring_rx *u, int fd, const struct io_uring_cqe *cqe,
 	return ret;
 }
 
+/* Submit what is armed, wait for one completion: 0 or -errno. */
+static int uring_enter(struct uring_rx *u, struct rx_stats *st)
+{
+	int ret = io_uring_submit_and_wait(&u->ring, 1);
+
+	st->ring_enters++;
+	if (ret < 0 && ret != -EINTR) {
+		fprintf(stderr, "io_uring_enter: %s\n", strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
 /* receive() through io_uring: one syscall waits for, and reaps, many. */
 static int receive_uring(int fd, uint32_t dmabuf_id, struct rx_stats *st,
 			 EVP_MD_CTX *sha)
 {
 	struct token_batch batch = {};
+	struct uring_conn c = {};
 	struct io_uring_cqe *cqe;
-	struct io_uring_sqe *sqe;
 	struct uring_rx u;
 	int ret;
 
-	ret = uring_rx_init(&u);
+	ret = uring_rx_init(&u, 1);
 	if (ret)
 		return ret;
-	while (!ret && !u.eof && !atomic_load(&stop)) {
-		if (!u.armed) {
-			sqe = io_uring_get_sqe(&u.ring);
-			io_uring_prep_recvmsg_multishot(sqe, fd, &u.msgh,
-							MSG_SOCK_DEVMEM);
-			sqe->flags |= IOSQE_BUFFER_SELECT;
-			sqe->buf_group = URING_BGID;
-			u.armed = true;
-		}
-		ret = io_uring_submit_and_wait(&u.ring, 1);
-		st->ring_enters++;
-		if (ret < 0 && ret != -EINTR) {
-			fprintf(stderr, "io_uring_enter: %s\n", strerror(-ret));
-			break;
-		}
-		ret = 0;
+	while (!ret && !c.eof && !atomic_load(&stop)) {
+		if (!c.armed)
+			uring_arm(&u, &c, fd, 0);
+		ret = uring_enter(&u, st);
 		while (!ret && !io_uring_peek_cqe(&u.ring, &cqe)) {
-			ret = uring_cqe(&u, fd, cqe, dmabuf_id, &batch, st, sha);
+			ret = uring_cqe(&u, &c, fd, cqe, dmabuf_id, &batch, st,
+					sha);
 			io_uring_cqe_seen(&u.ring, cqe);
 		}
 	}
@@ -991,42 +1019,34 @@ struct conn {
 	bool done;
 	struct rx_stats st;
 	struct token_batch batch;
+	struct uring_conn uc;	/* --uring */
 };
 
-/*
- * --connections N --parallel: accept N connections, then read them as
- * their data comes (poll), all on this binding; each is validated on its
- * own, and gives back the tokens of each read before the next. Prints
- * the most tokens held at once (one read's), all connections together.
- */
-static int serve_parallel(int lfd, uint32_t id, struct server_run *run)
+/* Tokens the connections hold between them. */
+static uint64_t tokens_held(const struct conn *c)
 {
-	uint64_t held, held_max = 0;
-	int i, j, left, ret = 0;
+	uint64_t held = 0;
+	int i;
+
+	for (i = 0; i < connections; i++)
+		held += c[i].batch.frags;
+	return held;
+}
+
+/* Read the connections as their data comes (poll, recvmsg). */
+static int parallel_poll(struct conn *c, uint32_t id, uint64_t *held_max)
+{
 	struct pollfd *pfd;
 	char *iov_buf, *ctrl;
-	struct conn *c;
-	double t0, cpu0;
+	int i, left, ret = 0;
 
-	c = calloc(connections, sizeof(*c));
 	pfd = calloc(connections, sizeof(*pfd));
 	iov_buf = malloc(IOV_LEN);
 	ctrl = malloc(CTRL_LEN);
-	if (!c || !pfd || !iov_buf || !ctrl) {
+	if (!pfd || !iov_buf || !ctrl) {
 		ret = 1;
 		goto out_free;
 	}
-	for (i = 0; i < connections; i++)
-		c[i].fd = -1;
-	for (i = 0; i < connections; i++) {
-		if (accept_conn(lfd, &c[i].fd)) {
-			ret = 1;
-			goto out_close;
-		}
-	}
-
-	cpu0 = thread_cpu();
-	t0 = now();
 	for (left = connections; left && !ret && !atomic_load(&stop);) {
 		for (i = 0; i < connections; i++) {
 			pfd[i].fd = c[i].done ? -1 : c[i].fd;
@@ -1043,11 +1063,8 @@ static int serve_parallel(int lfd, uint32_t id, struct server_run *run)
 				continue;
 			n = receive_one(c[i].fd, id, &c[i].st, &c[i].batch, NULL,
 					iov_buf, ctrl, MSG_DONTWAIT);
-			held = 0;
-			for (j = 0; j < connections; j++)
-				held += c[j].batch.frags;
-			if (held > held_max)
-				held_max = held;
+			if (tokens_held(c) > *held_max)
+				*held_max = tokens_held(c);
 			/* Give the frags of each read back right away: with
 			 * many connections, per-connection batches could
 			 * hold every net_iov of the binding between them.
@@ -1063,9 +1080,89 @@ static int serve_parallel(int lfd, uint32_t id, struct server_run *run)
 			}
 		}
 	}
+out_free:
+	free(ctrl);
+	free(iov_buf);
+	free(pfd);
+	return ret;
+}
+
+/*
+ * The same through one io_uring: a multishot recvmsg per connection,
+ * their completions reaped together, each completion's tokens given back
+ * before the next.
+ */
+static int parallel_uring(struct conn *c, uint32_t id, uint64_t *held_max,
+			  struct rx_stats *ring_st)
+{
+	struct io_uring_cqe *cqe;
+	int i, left, ret = 0;
+	struct uring_rx u;
+
+	if (uring_rx_init(&u, connections))
+		return 1;
+	for (left = connections; left && !ret && !atomic_load(&stop);) {
+		for (i = 0; i < connections; i++)
+			if (!c[i].done && !c[i].uc.armed)
+				uring_arm(&u, &c[i].uc, c[i].fd, i);
+		ret = uring_enter(&u, ring_st) ? 1 : 0;
+		while (!ret && !io_uring_peek_cqe(&u.ring, &cqe)) {
+			struct conn *k = &c[io_uring_cqe_get_data64(cqe)];
+
+			if (uring_cqe(&u, &k->uc, k->fd, cqe, id, &k->batch,
+				      &k->st, NULL))
+				ret = 1;
+			io_uring_cqe_seen(&u.ring, cqe);
+			if (tokens_held(c) > *held_max)
+				*held_max = tokens_held(c);
+			if (return_tokens(k->fd, &k->batch, &k->st))
+				ret = 1;
+			if (k->uc.eof && !k->done) {
+				k->done = true;
+				left--;
+			}
+		}
+	}
+	uring_rx_exit(&u);
+	return ret;
+}
+
+/*
+ * --connections N --parallel: accept N connections, then read them as
+ * their data comes (poll), all on this binding; each is validated on its
+ * own, and gives back the tokens of each read before the next. Prints
+ * the most tokens held at once (one read's), all connections together.
+ */
+static int serve_parallel(int lfd, uint32_t id, struct server_run *run)
+{
+	struct rx_stats ring_st = {};
+	uint64_t held_max = 0;
+	int i, ret = 0;
+	struct conn *c;
+	double t0, cpu0;
+
+	c = calloc(connections, sizeof(*c));
+	if (!c)
+		return 1;
+	for (i = 0; i < connections; i++)
+		c[i].fd = -1;
+	for (i = 0; i < connections; i++) {
+		if (accept_conn(lfd, &c[i].fd)) {
+			ret = 1;
+			goto out_close;
+		}
+	}
+
+	cpu0 = thread_cpu();
+	t0 = now();
+	if (use_uring)
+		ret = parallel_uring(c, id, &held_max, &ring_st);
+	else
+		ret = parallel_poll(c, id, &held_max);
 	run->elapsed += now() - t0;
 	run->cpu += thread_cpu() - cpu0;
 
+	rx_stats_add(&run->st, &ring_st);
 	for (i = 0; i < connections; i++) {
 		if (!c[i].done && return_tokens(c[i].fd, &c[i].batch, &c[i].st))
 			ret = 1;
@@ -1079,10 +1176,6 @@ out_close:
 	for (i = 0; i < connections; i++)
 		if (c[i].fd >= 0)
 			close(c[i].fd);
-out_free:
-	free(ctrl);
-	free(iov_buf);
-	free(pfd);
 	free(c);
 	return ret;
 }
@@ -1793,8 +1886,8 @@ static enum mode parse_args(int argc, char **argv)
 	/* one hash over interleaved streams would mean nothing */
 	if (parallel && want_sha256)
 		help(argv[0]);
-	/* --parallel polls recvmsg() itself; --unbind-after is recvmsg's */
-	if (use_uring && (parallel || unbind_after))
+	/* --unbind-after is recvmsg's */
+	if (use_uring && unbind_after)
 		help(argv[0]);
 	if (listen_mode && (!server_ip || (!copy_mode && !ifname)))
 		help(argv[0]);
