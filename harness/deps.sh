@@ -73,6 +73,7 @@ fi
 ovs_ver=$(dpkg-query -W -f='${Version}' openvswitch-common 2>/dev/null || true)
 if [ -n "$ovs_ver" ] && [ "$(cat "$BUILD/ovs/version" 2>/dev/null)" != "$ovs_ver" ]; then
 	tmp=$(mktemp -d)
+	mkdir -p "$BUILD"
 	if (cd "$tmp" && apt-get download -q "openvswitch-switch=$ovs_ver" > /dev/null 2>&1) &&
 	   rm -rf "$BUILD/ovs" && dpkg-deb -x "$tmp"/openvswitch-switch_*.deb "$BUILD/ovs"; then
 		echo "$ovs_ver" > "$BUILD/ovs/version"
