@@ -174,23 +174,56 @@ static inline int esp_transport(const char *ns, const char *local,
 		   local);
 }
 
+/* Remove every SA and policy of namespace @ns ("": the caller's). */
+static inline void esp_flush(const char *ns)
+{
+	char ip[64];
+
+	snprintf(ip, sizeof(ip), "ip%s%s", *ns ? " -n " : "", ns);
+	run("%s xfrm state flush; %s xfrm policy flush", ip, ip);
+}
+
 #define HUGE_2MB	(2UL << 20)
 #ifndef MFD_HUGE_2MB
 #define MFD_HUGE_2MB	(21U << 26)	/* log2(2 MiB) << MFD_HUGE_SHIFT */
 #endif
 
+/* The first number @f holds, or -1 */
+static inline long stream_read_long(FILE *f)
+{
+	long v = -1;
+
+	if (f && fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	return v;
+}
+
 /* The number a sysctl or sysfs file holds, or -1. */
 static inline long file_read_long(const char *path)
 {
-	long v = -1;
+	FILE *f = fopen(path, "r");
+	long v = stream_read_long(f);
+
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* The number shell command @fmt prints first, or -1. */
+static inline long cmd_long(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+	long v;
 	FILE *f;
 
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	f = popen(cmd, "r");
+	v = stream_read_long(f);
+	if (f)
+		pclose(f);
 	return v;
 }
 

@@ -1022,15 +1022,16 @@ struct conn {
 	struct uring_conn uc;	/* --uring */
 };
 
-/* Tokens the connections hold between them. */
-static uint64_t tokens_held(const struct conn *c)
+/* Raise @held_max to the tokens the connections hold between them. */
+static void note_tokens_held(const struct conn *c, uint64_t *held_max)
 {
 	uint64_t held = 0;
 	int i;
 
 	for (i = 0; i < connections; i++)
 		held += c[i].batch.frags;
-	return held;
+	if (held > *held_max)
+		*held_max = held;
 }
 
 /* Read the connections as their data comes (poll, recvmsg). */
@@ -1063,8 +1064,7 @@ static int parallel_poll(struct conn *c, uint32_t id, uint64_t *held_max)
 				continue;
 			n = receive_one(c[i].fd, id, &c[i].st, &c[i].batch, NULL,
 					iov_buf, ctrl, MSG_DONTWAIT);
-			if (tokens_held(c) > *held_max)
-				*held_max = tokens_held(c);
+			note_tokens_held(c, held_max);
 			/* Give the frags of each read back right away: with
 			 * many connections, per-connection batches could
 			 * hold every net_iov of the binding between them.
@@ -1113,8 +1113,7 @@ static int parallel_uring(struct conn *c, uint32_t id, uint64_t *held_max,
 				      &k->st, NULL))
 				ret = 1;
 			io_uring_cqe_seen(&u.ring, cqe);
-			if (tokens_held(c) > *held_max)
-				*held_max = tokens_held(c);
+			note_tokens_held(c, held_max);
 			if (return_tokens(k->fd, &k->batch, &k->st))
 				ret = 1;
 			if (k->uc.eof && !k->done) {

@@ -250,23 +250,34 @@ struct nfnl_attr {
 	const void *data;
 };
 
-/* Send @msg_type (subsystem << 8 | message) for instance @res_id with
- * @n attributes through @nl: 0 once the kernel acknowledged it.
+/* Start an nfnetlink message @msg_type (subsystem << 8 | message) for
+ * instance @res_id in @buf.
+ */
+static struct nlmsghdr *nfnl_msg(char *buf, uint16_t msg_type,
+				 uint16_t flags, uint16_t res_id)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nfgenmsg *nfg;
+
+	nlh->nlmsg_type = msg_type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = AF_UNSPEC;
+	nfg->version = NFNETLINK_V0;
+	nfg->res_id = htons(res_id);
+	return nlh;
+}
+
+/* Send @msg_type for instance @res_id with @n attributes through @nl: 0
+ * once the kernel acknowledged it.
  */
 static int nfnl_config(struct mnl_socket *nl, uint16_t msg_type,
 		       uint16_t res_id, const struct nfnl_attr *attrs, int n)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct nfgenmsg *nfg;
+	struct nlmsghdr *nlh = nfnl_msg(buf, msg_type, NLM_F_ACK, res_id);
 	int i;
 
-	nlh->nlmsg_type = msg_type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
-	nfg->nfgen_family = AF_UNSPEC;
-	nfg->version = NFNETLINK_V0;
-	nfg->res_id = htons(res_id);
 	for (i = 0; i < n; i++)
 		mnl_attr_put(nlh, attrs[i].type, attrs[i].len, attrs[i].data);
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0 ||
@@ -1189,26 +1200,6 @@ TEST_F(peer, conntrack_follows_devmem_flow)
 	EXPECT_EQ(0, run("nft delete table inet devmem_ct"));
 }
 
-/* The number shell command @fmt prints first, or -1. */
-static long cmd_long(const char *fmt, ...)
-{
-	char cmd[512];
-	long v = -1;
-	va_list ap;
-	FILE *f;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	pclose(f);
-	return v;
-}
-
 /* nfqueue: the queue @num's listener, copying whole packets (0xffff) */
 static struct mnl_socket *nfq_open(uint16_t num)
 {
@@ -1251,15 +1242,9 @@ static int nfq_accept(struct mnl_socket *nl, uint16_t num, uint32_t id)
 		.id = id,
 	};
 	char buf[256];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct nfgenmsg *nfg;
+	struct nlmsghdr *nlh = nfnl_msg(buf, NFNL_SUBSYS_QUEUE << 8 |
+					NFQNL_MSG_VERDICT, 0, num);
 
-	nlh->nlmsg_type = NFNL_SUBSYS_QUEUE << 8 | NFQNL_MSG_VERDICT;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
-	nfg->nfgen_family = AF_UNSPEC;
-	nfg->version = NFNETLINK_V0;
-	nfg->res_id = htons(num);
 	mnl_attr_put(nlh, NFQA_VERDICT_HDR, sizeof(vh), &vh);
 	return mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0 ? -1 : 0;
 }
@@ -1656,7 +1641,7 @@ TEST_F(peer, esp_flow_arrives_in_host_memory)
 
 	if (run("ip " ESP_SA " 2>/dev/null", TX_ADDR, RX_ADDR, "0x5401"))
 		SKIP(return, "no ESP (CONFIG_XFRM_USER, CONFIG_INET_ESP, CONFIG_CRYPTO_GCM)");
-	run("ip xfrm state flush");
+	esp_flush("");
 	snprintf(sport, sizeof(sport), "sport %d", PORT_DEVMEM);
 	snprintf(dport, sizeof(dport), "dport %d", PORT_DEVMEM);
 	EXPECT_EQ(0, esp_transport("", RX_ADDR, TX_ADDR, "0x5401", "0x5402",
@@ -1686,9 +1671,8 @@ TEST_F(peer, esp_flow_arrives_in_host_memory)
 	       esp_bytes);
 	EXPECT_GE(esp_bytes, (long)want);
 
-	run("ip xfrm state flush; ip xfrm policy flush");
-	run("ip -n %s xfrm state flush; ip -n %s xfrm policy flush",
-	    self->env.ns, self->env.ns);
+	esp_flush("");
+	esp_flush(self->env.ns);
 }
 
 /* Read the script's report lines from @f into the totals. */

@@ -421,7 +421,7 @@ TEST_F(tx, rejects_route_through_ipsec)
 
 	if (run("ip " ESP_SA " 2>/dev/null", HOST_ADDR, PEER_ADDR, "0x5251"))
 		SKIP(return, "no ESP (CONFIG_XFRM_USER, CONFIG_INET_ESP, CONFIG_CRYPTO_GCM)");
-	run("ip xfrm state flush");
+	esp_flush("");
 	EXPECT_EQ(0, esp_transport("", HOST_ADDR, PEER_ADDR, "0x5252", "0x5251",
 				   "", ""));
 	EXPECT_EQ(0, esp_transport(ns, PEER_ADDR, HOST_ADDR, "0x5251", "0x5252",
@@ -442,8 +442,8 @@ TEST_F(tx, rejects_route_through_ipsec)
 			 "proto esp spi 0x5251 | grep -q ' [1-9][0-9]*(packets)'"));
 	close(fd);
 	close(peer);
-	run("ip xfrm state flush; ip xfrm policy flush");
-	run("ip -n %s xfrm state flush; ip -n %s xfrm policy flush", ns, ns);
+	esp_flush("");
+	esp_flush(ns);
 }
 
 TEST_HARNESS_MAIN
