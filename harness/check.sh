@@ -25,8 +25,9 @@ rc=0
 # Three builds run at nice 19 in the background, one after the other,
 # while the host checks and the plain kernel's tests run (guests waiting
 # on the wire leave CPU idle): the debug kernel with its kselftests, the
-# fleet's kernel, then the CONFIG_INET=n kernel (the host check
-# build-noinet). Each leaves its exit status in build/bg-<name>.rc.
+# fleet's kernel, then the CONFIG_INET=n kernel and the kernel where only
+# e1000e wants page_pool (the host checks build-noinet and
+# build-e1000e-only). Each leaves its exit status in build/bg-<name>.rc.
 bg=$BUILD/bg
 rm -f "$bg"-*.rc
 (
@@ -40,6 +41,8 @@ rm -f "$bg"-*.rc
 	fi
 	nice -n 19 "$H/build-noinet.sh" > "$LOGS/build-noinet.log" 2>&1
 	echo $? > "$bg-noinet.rc"
+	nice -n 19 "$H/build-e1000e-only.sh" > "$LOGS/build-e1000e-only.log" 2>&1
+	echo $? > "$bg-e1000e-only.rc"
 ) &
 bg_pid=$!
 # bg_built <name>: wait for that background build, show its output on
@@ -53,8 +56,8 @@ bg_built() {
 	if [ -f "$bg-$1.out" ]; then sed 's/^/    /' "$bg-$1.out" >&2; fi
 	if [ "$(cat "$bg-$1.rc" 2>/dev/null)" = 0 ]; then echo 1; else echo 0; fi
 }
-say "background, at nice 19: the debug kernel's build, the fleet kernel's, then build-noinet (logs: $bg-debug.out, $bg-fleet.out, $LOGS/build-noinet.log)"
-HOST_CHECKS_SKIP=build-noinet "$H/host-checks.sh"
+say "background, at nice 19: the debug kernel's build, the fleet kernel's, then build-noinet and build-e1000e-only (logs: $bg-debug.out, $bg-fleet.out, $LOGS/build-*.log)"
+HOST_CHECKS_SKIP="build-noinet build-e1000e-only" "$H/host-checks.sh"
 CHECK_LABEL="kernel $LOCALVERSION" DEVMEM_LONG_MIB=${DEVMEM_LONG_MIB:-$long} \
 	DEVMEM_TX_LONG_MIB=${DEVMEM_TX_LONG_MIB:-$long} "$H/run-kselftests.sh" || rc=1
 runs=("$BUILD/logs/results")
@@ -86,16 +89,18 @@ if [ "${DEVMEM_FLEET:-1}" = 1 ]; then
 	runs+=("$BUILD/logs-fleet/results")
 fi
 
-# build-noinet's result joins the plain kernel's host checks
+# the background builds' results join the plain kernel's host checks
 wait "$bg_pid"
-if [ "$(cat "$bg-noinet.rc" 2>/dev/null)" = 0 ]; then
-	say "host check build-noinet (background): $(tail -n 1 "$LOGS/build-noinet.log")"
-	printf 'PASS\thost/build-noinet\n' >> "$BUILD/logs/results"
-else
-	say "host check build-noinet (background) failed:"
-	sed 's/^/    /' "$LOGS/build-noinet.log" | tail -n 40
-	printf 'FAIL\thost/build-noinet (log: %s)\n' "$LOGS/build-noinet.log" >> "$BUILD/logs/results"
-fi
+for c in noinet e1000e-only; do
+	if [ "$(cat "$bg-$c.rc" 2>/dev/null)" = 0 ]; then
+		say "host check build-$c (background): $(tail -n 1 "$LOGS/build-$c.log")"
+		printf 'PASS\thost/build-%s\n' "$c" >> "$BUILD/logs/results"
+	else
+		say "host check build-$c (background) failed:"
+		sed 's/^/    /' "$LOGS/build-$c.log" | tail -n 40
+		printf 'FAIL\thost/build-%s (log: %s)\n' "$c" "$LOGS/build-$c.log" >> "$BUILD/logs/results"
+	fi
+done
 
 echo
 if grep -qs '^FAIL' "${runs[@]}"; then

@@ -4,13 +4,20 @@
 # for 6.1 (package linux-config-6.1, amd64 "none" flavour, the same
 # 6.1.192 as our base), not from a hand-picked list: every option defined
 # under net/ and in the software parts of drivers/net/ (drivers/net/Kconfig
-# itself, team, ppp, slip) that Debian sets, as built-in (=y), so the VM
-# needs no modules. Options whose dependencies lie outside those
-# directories and are not met by tinyconfig + devmem.config are left out
-# and listed, with what they need, in $BUILD/fleet-lost.txt.
+# itself, team, ppp, slip) that Debian sets, with Debian's value: what
+# Debian builds as a module (netfilter, bridge, openvswitch, esp, tls,
+# veth...) is a module here too, loaded on demand in the VM (request_module
+# from nft, ip, tc; udev for e1000e's PCI id), and the series' own drivers
+# are modules as well (hdsim, e1000e, p2pbuf; udmabuf is bool in 6.1):
+# modpost checks every symbol they take from the kernel, and the tests unload and reload
+# them. Only what the VM needs to boot (9p, its root filesystem) stays
+# built in. Options whose dependencies lie outside those directories and
+# are not met by tinyconfig + devmem.config are left out and listed, with
+# what they need, in $BUILD/fleet-lost.txt.
 #   fleet-config.sh	writes $BUILD/fleet.config (once per Debian config
 #			and tree; prints what it took and what it lost)
 . "$(dirname "$0")/lib.sh"
+export LC_ALL=C
 
 DEBIAN_CONFIG=/usr/src/linux-config-6.1/config.amd64_none_amd64.xz
 [ -f "$DEBIAN_CONFIG" ] || die "no $DEBIAN_CONFIG (run: make deps)"
@@ -32,10 +39,17 @@ symbols=$(cd "$SRC" && sed -n 's/^\(menu\)\?config \([A-Z0-9_]*\)$/\2/p' $kconfi
 	  sort -u)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-xz -dc "$DEBIAN_CONFIG" | sed -n 's/^CONFIG_\([A-Z0-9_]*\)=[ym]$/\1/p' |
-	sort -u > "$tmp/debian"
-comm -12 "$tmp/debian" <(echo "$symbols") | sed 's/^\(.*\)$/CONFIG_\1=y/' \
-	> "$tmp/wanted"
+xz -dc "$DEBIAN_CONFIG" | sed -n 's/^CONFIG_\([A-Z0-9_]*=[ym]\)$/\1/p' |
+	sort -t= -k1,1 -u > "$tmp/debian-values"
+cut -d= -f1 "$tmp/debian-values" | sort -u > "$tmp/debian"
+# the VM's root is 9p (virtme-ng): built in, whatever Debian does
+boot="NET_9P NET_9P_VIRTIO"
+comm -12 "$tmp/debian" <(echo "$symbols") |
+	join -t= - "$tmp/debian-values" |
+	while IFS== read -r o v; do
+		case " $boot " in *" $o "*) v=y ;; esac
+		echo "CONFIG_$o=$v"
+	done > "$tmp/wanted"
 # Outside net/, the few options that tinyconfig turns off and every
 # distribution has, on which networking options depend (SUNRPC needs
 # MULTIUSER; NETLABEL and the *_NF_SECURITY tables SECURITY; the AUDIT
@@ -48,6 +62,15 @@ base="MULTIUSER SECURITY SECURITY_NETWORK AUDIT IA32_EMULATION LEDS_CLASS
 for o in $base; do
 	grep -qx "$o" "$tmp/debian" && echo "CONFIG_$o=y"
 done >> "$tmp/wanted"
+# Modules as Debian has them, and the series' module-capable drivers as
+# modules (devmem.config builds them in).
+cat >> "$tmp/wanted" <<-EOF
+	CONFIG_MODULES=y
+	CONFIG_MODULE_UNLOAD=y
+	CONFIG_HDSIM=m
+	CONFIG_E1000E=m
+	CONFIG_DMABUF_P2PBUF=m
+	EOF
 
 # What survives tinyconfig + devmem.config + the wanted options.
 obj=$tmp/obj
@@ -61,9 +84,14 @@ make -s -C "$SRC" O="$obj" olddefconfig > /dev/null
 	echo "# ($(dpkg-query -W -f='${Package} ${Version}' linux-config-6.1 2>/dev/null))"
 	echo "# stamp: $stamp"
 	grep -Fxf "$obj/.config" "$tmp/wanted"
+	# devmem.config's built-in options that a modular dependency now
+	# limits to a module (NETDEVSIM, with PSAMPLE a module)
+	grep '^CONFIG_.*=y$' "$REPO/config/devmem.config" | while IFS== read -r o v; do
+		if grep -qx "$o=m" "$obj/.config"; then echo "$o=m"; fi
+	done
 } > "$out"
 grep -vFxf "$obj/.config" "$tmp/wanted" | while read -r line; do
-	opt=${line%=y}
+	opt=${line%=[ym]}
 	dep=$(cd "$SRC" && grep -A8 "^\(menu\)\?config ${opt#CONFIG_}$" $kconfigs |
 	      sed -n 's/^[^:-]*[:-]\s*depends on //p' | head -n 1) || true
 	if [ -z "$dep" ]; then
@@ -72,4 +100,4 @@ grep -vFxf "$obj/.config" "$tmp/wanted" | while read -r line; do
 		echo "$opt	depends on $dep"
 	fi
 done > "$lost"
-say "fleet config: $(grep -c '^CONFIG_' "$out") of Debian's $(wc -l < "$tmp/wanted") networking options; $(wc -l < "$lost") left out (unmet dependencies outside net/: $lost)"
+say "fleet config: $(grep -c '^CONFIG_' "$out") of Debian's $(wc -l < "$tmp/wanted") networking options ($(grep -c '=m$' "$out") as modules); $(wc -l < "$lost") left out (unmet dependencies outside net/: $lost)"

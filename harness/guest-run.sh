@@ -11,6 +11,16 @@ date +%s.%N > "$LOGS/guest-start"
 # which kernel booted, for run-kselftests.sh to compare with the build
 { uname -r; cat /proc/version; } > "$LOGS/guest-kernel"
 export PATH=$PATH:/usr/sbin:/sbin
+# A modular kernel (the fleet's): udev has loaded e1000e and p2pbuf for
+# their PCI ids by now; hdsim has no device to be loaded for, so it is
+# loaded as a user would, by modprobe. Everything else
+# (netfilter, bridge, openvswitch, esp, tls, veth, sch_*) is loaded on
+# demand by the tools and the kernel. The log says who loaded what.
+if [ -f /proc/modules ]; then
+	command -v udevadm > /dev/null && udevadm settle --timeout=30
+	echo "modules at start (udev): $(cut -d' ' -f1 /proc/modules | sort | xargs)"
+	modprobe hdsim || echo "modprobe hdsim failed"
+fi
 cd "$KST" || exit 1
 # The runner reopens /dev/stdout for nested output; the guest init may
 # point it at the console, so point it back at our stdout: a real file.
@@ -32,4 +42,5 @@ if [ -w $KMEMLEAK ]; then
 	cat $KMEMLEAK > "$LOGS/kmemleak.log"
 fi
 dmesg > "$LOGS/dmesg.log"
+[ -f /proc/modules ] && cut -d' ' -f1 /proc/modules | sort > "$LOGS/modules.txt"
 echo "GUEST_DONE uptime=$(cut -d' ' -f1 /proc/uptime)s"

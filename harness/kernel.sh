@@ -50,11 +50,15 @@ $lost"
 	echo "$want_stamp" > "$stamp"
 fi
 
-say "kernel: building bzImage with $JOBS jobs (cold: 10-20 min; log: $LOGS/kernel-build.log)"
+# A modular config (the fleet kernel) builds its modules too: modpost then
+# checks every symbol a module takes (exported, GPL, namespace imported).
+targets=bzImage
+grep -qx CONFIG_MODULES=y "$OBJ/.config" && targets="bzImage modules"
+say "kernel: building $targets with $JOBS jobs (cold: 10-20 min; log: $LOGS/kernel-build.log)"
 mkdir -p "$LOGS"
 start=$(date +%s)
-if ! "${KMAKE[@]}" -j"$JOBS" bzImage > "$LOGS/kernel-build.log" 2>&1; then
-	grep -E 'error|Error' "$LOGS/kernel-build.log" | head -n 40 >&2
+if ! "${KMAKE[@]}" -j"$JOBS" $targets > "$LOGS/kernel-build.log" 2>&1; then
+	grep -E 'error|Error|modpost' "$LOGS/kernel-build.log" | head -n 40 >&2
 	die "kernel build failed (full log: $LOGS/kernel-build.log)"
 fi
 grep -E '(warning|error):' "$LOGS/kernel-build.log" | grep -E '^(\.\./)?[a-z]' | head -n 20 || true

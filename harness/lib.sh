@@ -53,6 +53,14 @@ elif [ "$VARIANT" = noinet ]; then
 	KST=$BUILD/kselftest-noinet
 	FRAGMENT=$REPO/config/noinet.config
 	LOCALVERSION=-devmem-noinet
+elif [ "$VARIANT" = e1000e-only ]; then
+	# built, never booted: e1000e as the only user of page_pool
+	# (harness/build-e1000e-only.sh)
+	OBJ=$BUILD/obj-e1000e-only
+	LOGS=$BUILD/logs-e1000e-only
+	KST=$BUILD/kselftest-e1000e-only
+	FRAGMENT=$REPO/config/e1000e-only.config
+	LOCALVERSION=-devmem-e1000e-only
 else
 	OBJ=$BUILD/obj		# out-of-tree kernel objects
 	LOGS=$BUILD/logs

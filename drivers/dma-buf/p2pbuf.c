@@ -379,3 +379,4 @@ module_pci_driver(p2pbuf_driver);
 
 MODULE_DESCRIPTION("dmabufs of PCI peer-to-peer memory, for tests");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(DMA_BUF);

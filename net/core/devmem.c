@@ -568,7 +568,7 @@ void net_devmem_get_net_iov(struct net_iov *niov)
 {
 	net_devmem_dmabuf_binding_get(net_iov_binding(niov));
 }
-EXPORT_SYMBOL_GPL(net_devmem_get_net_iov);
+EXPORT_SYMBOL(net_devmem_get_net_iov);
 
 /**
  * net_devmem_put_net_iov() - an skb frag lets go of a TX net_iov
@@ -580,7 +580,7 @@ void net_devmem_put_net_iov(struct net_iov *niov)
 {
 	net_devmem_dmabuf_binding_put(net_iov_binding(niov));
 }
-EXPORT_SYMBOL_GPL(net_devmem_put_net_iov);
+EXPORT_SYMBOL(net_devmem_put_net_iov);
 
 /**
  * net_devmem_get_tx_binding() - the binding a devmem sendmsg() names

@@ -3,6 +3,10 @@
  * Restart a single RX queue on new memory, through the driver's
  * netdev_queue_mgmt_ops. Used to install and remove memory providers
  * without disturbing the other queues or the link.
+ *
+ * What drivers call is exported in the NETDEV_INTERNAL namespace, as
+ * upstream exports its queue API: a driver module imports it with
+ * MODULE_IMPORT_NS(NETDEV_INTERNAL).
  */
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
@@ -101,8 +105,20 @@ err_free_new_mem:
 
 	return err;
 }
-EXPORT_SYMBOL_GPL(netdev_rx_queue_restart);
+EXPORT_SYMBOL_NS_GPL(netdev_rx_queue_restart, NETDEV_INTERNAL);
 
+/**
+ * dev_get_min_mp_channel_count() - fewest RX channels that keep the providers
+ * @dev: device
+ *
+ * A driver that changes its channel count or restarts all its queues
+ * (e1000e on an MTU change) asks whether a memory provider is installed
+ * on a queue it would take away or rebuild.
+ *
+ * Context: RTNL held.
+ * Return: one more than the highest RX queue index with a memory provider
+ * installed, or 0 if no queue has one.
+ */
 unsigned int dev_get_min_mp_channel_count(const struct net_device *dev)
 {
 	unsigned int i;
@@ -115,6 +131,7 @@ unsigned int dev_get_min_mp_channel_count(const struct net_device *dev)
 
 	return 0;
 }
+EXPORT_SYMBOL_NS_GPL(dev_get_min_mp_channel_count, NETDEV_INTERNAL);
 
 void dev_memory_provider_uninstall(struct net_device *dev)
 {

@@ -13,6 +13,13 @@
  *
  * A single port can also go with `ip link del`; its peer loses carrier.
  * Fault knobs live in debugfs under hdsim/hdsimID/portN/.
+ *
+ * A device can outlive its deletion: page pools that map its memory
+ * (PP_FLAG_DMA_MAP) and devmem bindings hold a reference on it until
+ * their last buffer comes back, which may be a token a process holds or
+ * an skb queued on a socket. Its release runs this module's code, so
+ * module unload deletes every device and then waits until each one is
+ * released (rmmod blocks until the buffers come back).
  */
 #include <linux/debugfs.h>
 #include <linux/device.h>
@@ -24,6 +31,7 @@
 #include <linux/mutex.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 #include <net/rtnetlink.h>
 
 #include "hdsim.h"
@@ -31,12 +39,19 @@
 static LIST_HEAD(hdsim_devs);
 static DEFINE_MUTEX(hdsim_devs_lock);
 static struct dentry *hdsim_ddir;
+/* devices registered and not yet released; hdsim_exit() waits for 0 */
+static atomic_t hdsim_devs_unreleased = ATOMIC_INIT(0);
 
 static void hdsim_dev_release(struct device *dev)
 {
 	struct hdsim_dev *hdev = container_of(dev, struct hdsim_dev, dev);
 
 	kfree(hdev);
+	/* Last: at 0, hdsim_exit() goes on and the module may go; nothing
+	 * of the device or of the module's data is touched after this.
+	 */
+	if (atomic_dec_and_test(&hdsim_devs_unreleased))
+		wake_up_var(&hdsim_devs_unreleased);
 }
 
 static struct device_type hdsim_dev_type = {
@@ -117,6 +132,8 @@ static ssize_t new_device_store(struct bus_type *bus, const char *buf,
 	hdev->dev.type = &hdsim_dev_type;
 	hdev->dev.dma_mask = &hdev->dev.coherent_dma_mask;
 
+	/* from here the release callback runs, even if registration fails */
+	atomic_inc(&hdsim_devs_unreleased);
 	err = device_register(&hdev->dev);
 	if (err) {
 		put_device(&hdev->dev);
@@ -212,6 +229,8 @@ static void __exit hdsim_exit(void)
 	list_for_each_entry_safe(hdev, tmp, &hdsim_devs, list)
 		hdsim_dev_del(hdev);
 	mutex_unlock(&hdsim_devs_lock);
+	wait_var_event(&hdsim_devs_unreleased,
+		       !atomic_read(&hdsim_devs_unreleased));
 
 	debugfs_remove_recursive(hdsim_ddir);
 	rtnl_link_unregister(&hdsim_link_ops);
@@ -223,3 +242,4 @@ module_exit(hdsim_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Header/data split NIC simulator for devmem TCP tests");
 MODULE_ALIAS_RTNL_LINK(DRV_NAME);
+MODULE_IMPORT_NS(NETDEV_INTERNAL);

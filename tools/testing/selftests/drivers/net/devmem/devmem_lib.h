@@ -24,6 +24,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <linux/errqueue.h>
 #include <linux/udmabuf.h>
 
@@ -207,6 +208,43 @@ static inline long file_read_long(const char *path)
 	if (f)
 		fclose(f);
 	return v;
+}
+
+/*
+ * @mod's /sys/module/<mod>/initstate: "live", "going" while its exit
+ * runs, "" when it is built in or not loaded.
+ */
+static inline const char *module_state(const char *mod)
+{
+	static char state[16];
+	char path[128];
+	FILE *f;
+
+	state[0] = 0;
+	snprintf(path, sizeof(path), "/sys/module/%s/initstate", mod);
+	f = fopen(path, "r");
+	if (!f)
+		return state;
+	if (!fgets(state, sizeof(state), f))
+		state[0] = 0;
+	fclose(f);
+	state[strcspn(state, "\n")] = 0;
+	return state;
+}
+
+/* References on loaded module @mod, or -1 */
+static inline long module_refcnt(const char *mod)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/%s/refcnt", mod);
+	return file_read_long(path);
+}
+
+/* rmmod's call, not waiting for references: 0 or -errno */
+static inline int module_delete(const char *mod)
+{
+	return syscall(__NR_delete_module, mod, O_NONBLOCK) ? -errno : 0;
 }
 
 /* The number shell command @fmt prints first, or -1. */

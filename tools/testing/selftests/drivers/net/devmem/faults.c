@@ -17,6 +17,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/wait.h>
 
 #include "../../../kselftest_harness.h"
 #include "devmem_fixture.h"
@@ -235,6 +236,74 @@ TEST_F_TIMEOUT(faults, device_deleted_with_tokens_held_then_sockets_closed, 120)
 	kill(pid, SIGKILL);
 	reap(pid);
 	devmem_nl_close(&nl2);
+}
+
+/* rmmod's call in a child, whose exit status is 0 or the errno */
+static pid_t module_delete_async(const char *mod)
+{
+	pid_t pid = fork();
+
+	if (!pid)
+		_exit(-module_delete(mod));
+	return pid;
+}
+
+/*
+ * As a module, hdsim's device release is the module's own code, and a
+ * page pool and a binding keep the device until their last buffer comes
+ * back. rmmod while a socket holds tokens: the ports go at once, then the
+ * unload waits, through the binding's close, until the tokens come back;
+ * the module goes after that (KASAN would see a release run from freed
+ * module text) and loads again.
+ */
+TEST_F_TIMEOUT(faults, hdsim_unload_waits_for_held_tokens, 120)
+{
+	struct stream st = { .map_size = DMABUF_SIZE };
+	char path[64 + IFNAMSIZ];
+	struct devmem_nl nl2;
+	pid_t pid, rmmod;
+	int fd, status, i;
+	uint32_t id;
+
+	if (strcmp(module_state("hdsim"), "live"))
+		SKIP(return, "hdsim is built in (a modular kernel runs this)");
+	ASSERT_EQ(0, devmem_nl_open(&nl2));
+	fd = devmem_env_bound_stream(&self->env, &nl2, 3, 8 << 20, &id, &pid);
+	ASSERT_GE(fd, 0);
+	while (st.bytes < (1 << 20))
+		ASSERT_LT(0, recv_step(fd, self->env.map, &st, true, SIZE_MAX));
+	ASSERT_LT(0, st.frags);
+
+	rmmod = module_delete_async("hdsim");
+	ASSERT_LT(0, rmmod);
+	snprintf(path, sizeof(path), "/sys/class/net/%s", self->env.ifname);
+	for (i = 0; i < 1000 && !access(path, F_OK); i++)
+		usleep(10000);
+	EXPECT_NE(0, access(path, F_OK));
+	self->env.dev_gone = true;
+	/* unbound with the device, alive while its net_iovs are out */
+	EXPECT_GE(devmem_binding_inflight(id), (long)st.frags);
+	usleep(500000);
+	EXPECT_EQ(0, waitpid(rmmod, &status, WNOHANG));
+	EXPECT_STREQ("going", module_state("hdsim"));
+
+	/* the binding's socket closes: the held tokens still keep it */
+	devmem_nl_close(&nl2);
+	usleep(500000);
+	EXPECT_EQ(0, waitpid(rmmod, &status, WNOHANG));
+
+	/* the tokens come back with the socket: the module goes */
+	close(fd);
+	kill(pid, SIGKILL);
+	reap(pid);
+	ASSERT_EQ(rmmod, waitpid(rmmod, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_STREQ("", module_state("hdsim"));
+	EXPECT_EQ(0, wait_binding_gone(id, 5000));
+
+	ASSERT_EQ(0, system("modprobe hdsim"));
+	EXPECT_TRUE(devmem_env_available());
 }
 
 /* Same, the other way round: netlink socket first, TCP socket last. */

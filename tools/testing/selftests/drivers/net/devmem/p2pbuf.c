@@ -24,6 +24,7 @@
 #include <linux/p2pbuf.h>
 
 #include "../../../kselftest_harness.h"
+#include "devmem_lib.h"
 #include "devmem_nl.h"
 
 /* 0 and the fd of the first /dev/p2pbufN with its BAR size, or -1 */
@@ -339,6 +340,56 @@ TEST_F(p2pbuf, removal_waits_for_dmabufs_and_refuses_what_is_new)
 		usleep(100000);
 	EXPECT_TRUE(p2pbuf_present());
 	devmem_nl_close(&nl);
+}
+
+/*
+ * As a module: a live dmabuf pins p2pbuf (its ops are the module's code),
+ * so unload is refused while one exists, goes once the last one is
+ * closed, and a reload serves new dmabufs.
+ */
+TEST_F(p2pbuf, unload_refused_while_a_dmabuf_lives_then_reload)
+{
+	unsigned char *map;
+	long refs;
+	int buf, i;
+
+	if (self->dev < 0)
+		SKIP(return, P2PBUF_MISSING);
+	if (strcmp(module_state("p2pbuf"), "live"))
+		SKIP(return, "p2pbuf is built in (a modular kernel runs this)");
+	buf = p2pbuf_create(self->dev, 1 << 20, 0, 0);
+	ASSERT_LE(0, buf);
+	/* the misc device's fd pins the module too: only the dmabuf left */
+	close(self->dev);
+	self->dev = -1;
+	refs = module_refcnt("p2pbuf");
+	EXPECT_EQ(1, refs);
+
+	EXPECT_EQ(-EWOULDBLOCK, module_delete("p2pbuf"));
+	EXPECT_STREQ("live", module_state("p2pbuf"));
+	/* the buffer still works: a page written and read back */
+	map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, buf, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	memset(map, 0xa5, 4096);
+	for (i = 0; i < 4096 && map[i] == 0xa5; i++)
+		;
+	EXPECT_EQ(4096, i);
+	munmap(map, 4096);
+
+	close(buf);
+	EXPECT_EQ(0, module_refcnt("p2pbuf"));
+	ASSERT_EQ(0, module_delete("p2pbuf"));
+	EXPECT_STREQ("", module_state("p2pbuf"));
+	EXPECT_NE(0, access("/dev/p2pbuf0", F_OK));
+
+	/* reloaded, it binds the ivshmem device again and serves dmabufs */
+	ASSERT_EQ(0, system("modprobe p2pbuf"));
+	for (i = 0; i < 100 && (self->dev = p2pbuf_open(&self->bar)) < 0; i++)
+		usleep(50000);
+	ASSERT_LE(0, self->dev);
+	buf = p2pbuf_create(self->dev, 1 << 20, 0, 0);
+	ASSERT_LE(0, buf);
+	close(buf);
 }
 
 TEST_HARNESS_MAIN
