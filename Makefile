@@ -3,7 +3,7 @@
 
 H := harness
 
-.PHONY: help deps tree kernel tools checkpatch check check-full check-debug check-fleet test vm quilt series demo bench clean
+.PHONY: help deps tree kernel tools checkpatch check check-full check-debug check-fleet test vm quilt series demo bench deb system-test clean
 
 help:
 	@echo "make deps        install missing apt packages and virtme-ng (venv in build/)"
@@ -14,6 +14,7 @@ help:
 	@echo "make check       all of the above, the kselftests in QEMU, then the lifetime and"
 	@echo "                 bad-input tests again on a debug kernel (DEVMEM_DEBUG=0: skip)"
 	@echo "make check-full  make check with the long streams at 1 GiB (128 MiB in make check)"
+	@echo "                 and make system-test (a Debian 12 image from our packages)"
 	@echo "make check-debug the whole suite on the debug kernel (KASAN, lockdep, kmemleak)"
 	@echo "make check-fleet the remote-peer tests on a kernel with Debian 12's networking"
 	@echo "                 options built in (netfilter, conntrack, tc, kTLS, MPTCP, ...)"
@@ -22,6 +23,10 @@ help:
 	@echo "make series      git format-patch series in build/series, verified with git am"
 	@echo "make demo        the end-to-end demo (stream into a udmabuf, validate)"
 	@echo "make bench       bind cost, devmem vs copy, DONTNEED cost (tables, CSV, PNG in build/bench)"
+	@echo "make deb         Debian packages in build/deb: linux-image/-headers (Debian 12's config,"
+	@echo "                 DEB_CONFIG=fleet: the fleet kernel's) and devmem-tcp-tools"
+	@echo "make system-test a Debian 12 image in build/, the packages installed with dpkg, booted"
+	@echo "                 from its own disk (systemd, udev): the end-to-end receive and send there"
 	@echo "make clean       remove build/ (keeps the ccache)"
 
 deps:
@@ -72,6 +77,12 @@ demo: tools
 
 bench: tools
 	@$(H)/bench.sh
+
+deb: tools
+	@$(H)/deb.sh
+
+system-test: tools
+	@$(H)/system-test.sh
 
 clean:
 	rm -rf build

@@ -5,7 +5,8 @@
 # debug kernel, the remote-peer tests (harness/data/fleet-subset) on the
 # fleet's kernel (Debian 12's networking options, harness/fleet.sh), and
 # one closing line for all. DEVMEM_DEBUG=0 skips the debug kernel,
-# DEVMEM_FLEET=0 the fleet's.
+# DEVMEM_FLEET=0 the fleet's; CHECK_FULL=1 (make check-full) or
+# DEVMEM_SYSTEM=1 adds `make system-test`.
 #
 # On the kernel, the long streams (devmem_rx.sh, devmem_tx.sh,
 # e1000e_tx.sh) are 128 MiB, to keep CI well inside its time;
@@ -87,6 +88,16 @@ if [ "${DEVMEM_FLEET:-1}" = 1 ]; then
 	say "fleet kernel (Debian 12's networking options built in): the subset in harness/data/fleet-subset"
 	FLEET_BUILT=$(bg_built fleet) "$H/fleet.sh" || rc=1
 	runs+=("$BUILD/logs-fleet/results")
+fi
+
+# A Debian 12 system booted from its own disk with our packages
+# (harness/system-test.sh): `make check-full` runs it, or DEVMEM_SYSTEM=1.
+# It builds the packages and downloads Debian 12: over CI's budget.
+if [ "${DEVMEM_SYSTEM:-${CHECK_FULL:-0}}" = 1 ]; then
+	echo
+	say "a Debian 12 system from our packages (make system-test)"
+	"$H/system-test.sh" || rc=1
+	runs+=("$LOGS/system-results")
 fi
 
 # the background builds' results join the plain kernel's host checks
