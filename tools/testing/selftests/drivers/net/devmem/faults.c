@@ -238,13 +238,19 @@ TEST_F_TIMEOUT(faults, device_deleted_with_tokens_held_then_sockets_closed, 120)
 	devmem_nl_close(&nl2);
 }
 
-/* rmmod's call in a child, whose exit status is 0 or the errno */
+/*
+ * rmmod's call in a child, whose exit status is 0 or the errno. The child
+ * closes what it inherited first: a copy of a socket holding tokens would
+ * keep the device, and the unload would wait for itself.
+ */
 static pid_t module_delete_async(const char *mod)
 {
 	pid_t pid = fork();
 
-	if (!pid)
+	if (!pid) {
+		close_range(3, ~0U, 0);
 		_exit(-module_delete(mod));
+	}
 	return pid;
 }
 

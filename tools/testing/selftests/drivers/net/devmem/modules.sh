@@ -36,7 +36,8 @@ ports() { e1000e_ports | wc -l; }
 if loaded e1000e && [ "$(ports)" -ge 2 ]; then
 	ktap_pass "e1000e loaded for its PCI id"
 else
-	ktap_fail "e1000e loaded for its PCI id" "module: $(loaded e1000e && echo yes || echo no), ports: $(ports)"
+	ktap_fail "e1000e loaded for its PCI id" \
+		"module: $(loaded e1000e && echo yes || echo no), ports: $(ports)"
 fi
 
 # What the peer, tx and faults cases of the fleet subset make the tools
