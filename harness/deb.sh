@@ -62,7 +62,7 @@ fleet)
 	die "DEB_CONFIG=$DEB_CONFIG: debian or fleet"
 	;;
 esac
-"${KMAKE[@]}" -s olddefconfig > /dev/null
+"${KMAKE[@]}" -s olddefconfig > /dev/null 2>&1
 for o in NET_DEVMEM MODULES; do
 	grep -qx "CONFIG_$o=y" "$DOBJ/.config" || die "CONFIG_$o is not set in the $DEB_CONFIG config"
 done

@@ -33,6 +33,9 @@ check()
 	if "$@" > "$TMP/case.log" 2>&1; then
 		passed=$((passed + 1))
 		say "$name: ok"
+		# the figures behind it
+		grep -E '^(received|sent|stats: kernel:) ' "$TMP/case.log" |
+			sed 's/^/SYSTEM-TEST:   /'
 	else
 		failed=$((failed + 1))
 		say "$name: FAIL"
