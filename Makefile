@@ -17,7 +17,7 @@ help:
 	@echo "                 and make system-test (a Debian 12 image from our packages)"
 	@echo "make check-debug the whole suite on the debug kernel (KASAN, lockdep, kmemleak)"
 	@echo "make check-fleet the remote-peer tests on a kernel with Debian 12's networking"
-	@echo "                 options built in (netfilter, conntrack, tc, kTLS, MPTCP, ...)"
+	@echo "                 options as Debian builds them: modules (netfilter, tc, kTLS, ...)"
 	@echo "make vm          interactive shell in the VM on the built kernel"
 	@echo "make quilt       shell in build/quilt to edit patches/ with quilt"
 	@echo "make series      git format-patch series in build/series, verified with git am"
@@ -55,7 +55,7 @@ check-full: tools
 check-debug: tree
 	@$(H)/debug.sh all
 
-# The fleet's kernel: Debian 12's networking options built in
+# The fleet's kernel: Debian 12's networking options, modules as Debian has them
 # (build/obj-fleet); harness/fleet.sh builds it and runs
 # harness/data/fleet-subset on it.
 check-fleet: tools

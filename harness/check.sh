@@ -85,7 +85,7 @@ fi
 
 if [ "${DEVMEM_FLEET:-1}" = 1 ]; then
 	echo
-	say "fleet kernel (Debian 12's networking options built in): the subset in harness/data/fleet-subset"
+	say "fleet kernel (Debian 12's networking options, modules loaded on demand): the subset in harness/data/fleet-subset"
 	FLEET_BUILT=$(bg_built fleet) "$H/fleet.sh" || rc=1
 	runs+=("$BUILD/logs-fleet/results")
 fi

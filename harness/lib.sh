@@ -36,7 +36,8 @@ elif [ "$VARIANT" = p2p ]; then
 	LOCALVERSION=-devmem
 	export VM_P2P=1
 elif [ "$VARIANT" = fleet ]; then
-	# the networking options of Debian 12's own 6.1 config, built in
+	# the networking options of Debian 12's own 6.1 config, modules where
+	# Debian has modules, and hdsim, e1000e and p2pbuf as modules
 	# (harness/fleet-config.sh writes the fragment), with the default
 	# variant's kselftests: netfilter, bridge, tc, kTLS, ESP, MPTCP and
 	# openvswitch beside a live devmem flow (harness/fleet.sh)
