@@ -18,6 +18,8 @@ BYTES=$((8 << 20))
 NS=peer
 TMP=$(mktemp -d)
 mkdir -p "$STATE"
+# e1000e_ports, from the packaged selftests' library
+. /usr/lib/devmem-tcp/kselftest/drivers/net/lib/e1000e_env.sh
 boot=$(($(cat "$STATE/boots" 2>/dev/null || echo 0) + 1))
 echo "$boot" > "$STATE/boots"
 passed=0
@@ -55,16 +57,6 @@ wait_for()
 }
 
 say "boot $boot of $(uname -r) ($(sed -n 's/^PRETTY_NAME="\(.*\)"/\1/p' /etc/os-release))"
-
-e1000e_ports()
-{
-	local d
-
-	for d in /sys/class/net/*; do
-		[ "$(basename "$(readlink "$d/device/driver" 2>/dev/null)")" = e1000e ] &&
-			echo "$(basename "$(readlink "$d/device")") ${d##*/}"
-	done | sort | cut -d' ' -f2
-}
 
 system_case()
 {
