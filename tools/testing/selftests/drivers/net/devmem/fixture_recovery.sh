@@ -23,21 +23,25 @@ if [ ! -d /sys/bus/hdsim ] || [ ! -e /dev/udmabuf ]; then
 fi
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
-# 1. kill recv in the body of its last test: it holds every token until
-# the stream stalls for a second, so 1 s after it started receiving
-# it is in the middle of receiving, on any kernel.
+# 1. kill recv in the body of its last test. Only that body receives
+# into device memory here, so frags counted since before recv started
+# mean it is receiving; it holds every token until the stream has
+# stalled for a second, so it is still in the body when we see them.
+# Kill at once: a sample taken late (a loaded host delays the guest's
+# loop) must not let the body finish first. The frag count is read
+# before recv starts, not when its device appears: by then the body may
+# already hold the whole dmabuf, with no frag coming until it gives it
+# back near its end (the race a loaded CI run lost).
 # The wait uses shell builtins only: an exec costs seconds on a debug
 # kernel under TCG.
 LAST="recv.exhausted_dmabuf_drops_then_recovers"
 last_test_bound()
 {
 	# it runs alone, so its fixture is the only one to create hdsim31
-	[ -e /sys/bus/hdsim/devices/hdsim31 ] || return 1
-	# receiving: frags handed out since the device appeared
-	[ -n "$frags0" ] || frags0=$(tcp_rx_frags)
-	[ "$(tcp_rx_frags)" -gt "$frags0" ]
+	[ -e /sys/bus/hdsim/devices/hdsim31 ] &&
+		[ "$(tcp_rx_frags)" -gt "$frags0" ]
 }
-frags0=
+frags0=$(tcp_rx_frags)
 # only that test runs: the others skip before their setup
 DEVMEM_ONLY=${LAST#recv.} ./recv > "$TMP/killed.log" 2>&1 &
 set_up=0
@@ -48,7 +52,6 @@ for i in $(seq 3000); do
 	fi
 	sleep 0.1
 done
-sleep 1
 pkill -KILL -x recv
 wait 2>/dev/null
 sleep 0.5
@@ -56,7 +59,7 @@ left=$(ls /sys/bus/hdsim/devices 2>/dev/null | xargs)
 if [ $set_up = 1 ] && [ -n "$left" ] && [ -e /run/netns/recv-31 ]; then
 	ktap_pass "recv killed in $LAST: $left and netns recv-31 left behind"
 else
-	ktap_fail "recv killed mid-test" "set up $set_up, devices '$left'"
+	ktap_fail "recv killed mid-test" "set up $set_up, devices '$left', netns: $(ls /run/netns 2>/dev/null | xargs)"
 	sed 's/^/# /' "$TMP/killed.log"
 fi
 
