@@ -4,8 +4,21 @@
 
 #include <linux/netdevice.h>
 
+struct pp_memory_provider_params;
+
 #if IS_ENABLED(CONFIG_NET_DEVMEM)
 int netdev_rx_queue_restart(struct net_device *dev, unsigned int rxq_idx);
+
+bool netif_rxq_restartable(const struct net_device *dev);
+int netif_mp_check_buf_size(const struct net_device *dev, u32 size,
+			    struct netlink_ext_ack *extack);
+
+/* Install and remove a memory provider on one RX queue. */
+int netif_mp_open_rxq(struct net_device *dev, unsigned int rxq_idx,
+		      const struct pp_memory_provider_params *p,
+		      struct netlink_ext_ack *extack);
+void netif_mp_close_rxq(struct net_device *dev, unsigned int rxq_idx,
+			const struct pp_memory_provider_params *old_p);
 
 /* Lowest channel count that keeps every provider-bound RX queue. */
 unsigned int dev_get_min_mp_channel_count(const struct net_device *dev);
@@ -17,6 +30,25 @@ static inline int netdev_rx_queue_restart(struct net_device *dev,
 					  unsigned int rxq_idx)
 {
 	return -EOPNOTSUPP;
+}
+
+static inline bool netif_rxq_restartable(const struct net_device *dev)
+{
+	return false;
+}
+
+static inline int
+netif_mp_open_rxq(struct net_device *dev, unsigned int rxq_idx,
+		  const struct pp_memory_provider_params *p,
+		  struct netlink_ext_ack *extack)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void
+netif_mp_close_rxq(struct net_device *dev, unsigned int rxq_idx,
+		   const struct pp_memory_provider_params *old_p)
+{
 }
 
 static inline unsigned int

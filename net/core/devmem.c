@@ -18,7 +18,6 @@
  */
 #include <linux/device.h>
 #include <linux/dma-buf.h>
-#include <linux/ethtool_netlink.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/netdevice.h>
@@ -140,12 +139,9 @@ static u32 net_devmem_free_dmabuf(struct net_iov *niov)
 int net_devmem_check_device(struct net_device *dev, u32 rx_page_size,
 			    struct netlink_ext_ack *extack)
 {
-	const struct netdev_queue_mgmt_ops *qops = dev->queue_mgmt_ops;
-
 	ASSERT_RTNL();
 
-	if (!qops || !qops->ndo_queue_mem_alloc || !qops->ndo_queue_mem_free ||
-	    !qops->ndo_queue_start || !qops->ndo_queue_stop) {
+	if (!netif_rxq_restartable(dev)) {
 		NL_SET_ERR_MSG(extack, "Device cannot restart RX queues (no queue management ops)");
 		return -EOPNOTSUPP;
 	}
@@ -155,18 +151,7 @@ int net_devmem_check_device(struct net_device *dev, u32 rx_page_size,
 		return -EOPNOTSUPP;
 	}
 
-	if (rx_page_size <= PAGE_SIZE)
-		return 0;
-	if (qops->rx_buf_size_max <= PAGE_SIZE) {
-		NL_SET_ERR_MSG(extack, "Device does not support rx-page-size above PAGE_SIZE");
-		return -EOPNOTSUPP;
-	}
-	if (rx_page_size > qops->rx_buf_size_max) {
-		NL_SET_ERR_MSG(extack, "rx-page-size above the device's maximum");
-		return -EINVAL;
-	}
-
-	return 0;
+	return netif_mp_check_buf_size(dev, rx_page_size, extack);
 }
 
 /* Bytes of the mapping @sgt if it can be cut into net_iovs of
@@ -351,24 +336,15 @@ err_put_dmabuf:
 	return ERR_PTR(err);
 }
 
-/* Header split as the user configured it (dev->cfg), not as the driver
- * happens to do it now: "auto" is refused even where the driver splits,
- * and every payload byte must go to the payload buffers (hds-thresh 0).
- * The driver cannot take either back while a queue is bound.
- */
-static int net_devmem_check_header_split(struct net_device *dev,
-					 struct netlink_ext_ack *extack)
+/* The params that install @binding as a queue's provider. */
+static struct pp_memory_provider_params
+net_devmem_mp_params(struct net_devmem_dmabuf_binding *binding)
 {
-	if (dev->cfg->hds_config != ETHTOOL_TCP_DATA_SPLIT_ENABLED) {
-		NL_SET_ERR_MSG(extack, "tcp-data-split is disabled");
-		return -EINVAL;
-	}
-	if (dev->cfg->hds_thresh) {
-		NL_SET_ERR_MSG(extack, "hds-thresh is not zero");
-		return -EINVAL;
-	}
-
-	return 0;
+	return (struct pp_memory_provider_params) {
+		.mp_priv	= binding,
+		.mp_ops		= &dmabuf_devmem_ops,
+		.rx_page_size	= net_devmem_rx_page_size(binding),
+	};
 }
 
 /**
@@ -378,9 +354,9 @@ static int net_devmem_check_header_split(struct net_device *dev,
  * @binding: binding from net_devmem_bind_dmabuf()
  * @extack: netlink extended ack
  *
- * Installs the binding as the queue's memory provider and restarts the
- * queue so that its payload page pool is backed by the dmabuf. The
- * caller checked the device with net_devmem_check_device().
+ * Installs the binding as the queue's memory provider through
+ * netif_mp_open_rxq(), which checks the queue and restarts it so that
+ * its payload page pool is backed by the dmabuf.
  *
  * Context: RTNL held.
  * Return: 0 or a negative errno; on error the queue is as it was.
@@ -389,58 +365,26 @@ int net_devmem_bind_dmabuf_to_queue(struct net_device *dev, u32 rxq_idx,
 				    struct net_devmem_dmabuf_binding *binding,
 				    struct netlink_ext_ack *extack)
 {
-	struct netdev_rx_queue *rxq;
+	struct pp_memory_provider_params p = net_devmem_mp_params(binding);
 	u32 xa_idx;
 	int err;
 
 	ASSERT_RTNL();
 
-	if (rxq_idx >= dev->real_num_rx_queues) {
-		NL_SET_ERR_MSG(extack, "rx queue index out of range");
-		return -EINVAL;
-	}
-
-	rxq = __netif_get_rx_queue(dev, rxq_idx);
-	if (rxq->mp_params.mp_ops) {
-		NL_SET_ERR_MSG(extack, "designated queue already memory provider bound");
-		return -EEXIST;
-	}
-
-#ifdef CONFIG_XDP_SOCKETS
-	if (rxq->pool) {
-		NL_SET_ERR_MSG(extack, "designated queue already in use by AF_XDP");
-		return -EBUSY;
-	}
-#endif
-
-	/* queue management ops: net_devmem_check_device() saw them */
-	err = net_devmem_check_header_split(dev, extack);
+	err = netif_mp_open_rxq(dev, rxq_idx, &p, extack);
 	if (err)
 		return err;
 
-	err = xa_alloc(&binding->bound_rxqs, &xa_idx, rxq, xa_limit_32b,
+	err = xa_alloc(&binding->bound_rxqs, &xa_idx,
+		       __netif_get_rx_queue(dev, rxq_idx), xa_limit_32b,
 		       GFP_KERNEL);
 	if (err)
-		return err;
-
-	rxq->mp_params.mp_priv = binding;
-	rxq->mp_params.mp_ops = &dmabuf_devmem_ops;
-	rxq->mp_params.rx_page_size = net_devmem_rx_page_size(binding);
-
-	err = netdev_rx_queue_restart(dev, rxq_idx);
-	if (err) {
-		if (err == -ENODATA)
-			NL_SET_ERR_MSG(extack, "Driver did not back the queue with the dmabuf");
-		else
-			NL_SET_ERR_MSG(extack, "Failed to restart the RX queue");
-		goto err_clear_params;
-	}
+		goto err_close_rxq;
 
 	return 0;
 
-err_clear_params:
-	memset(&rxq->mp_params, 0, sizeof(rxq->mp_params));
-	xa_erase(&binding->bound_rxqs, xa_idx);
+err_close_rxq:
+	netif_mp_close_rxq(dev, rxq_idx, &p);
 	return err;
 }
 
@@ -455,31 +399,18 @@ err_clear_params:
  */
 void net_devmem_unbind_dmabuf(struct net_devmem_dmabuf_binding *binding)
 {
+	struct pp_memory_provider_params p = net_devmem_mp_params(binding);
 	struct netdev_rx_queue *rxq;
 	unsigned long xa_idx;
-	unsigned int rxq_idx;
-	int err;
 
 	ASSERT_RTNL();
 
 	xa_erase(&net_devmem_dmabuf_bindings, binding->id);
 
 	xa_for_each(&binding->bound_rxqs, xa_idx, rxq) {
-		memset(&rxq->mp_params, 0, sizeof(rxq->mp_params));
 		xa_erase(&binding->bound_rxqs, xa_idx);
-
 		/* get_netdev_rx_queue_index() needs CONFIG_SYSFS on 6.1 */
-		rxq_idx = rxq - binding->dev->_rx;
-		err = netdev_rx_queue_restart(binding->dev, rxq_idx);
-		if (err == -ENODEV)
-			/* the driver reconciles its queues on attach */
-			netdev_info(binding->dev,
-				    "RX queue %u unbound while detached, restarts on attach\n",
-				    rxq_idx);
-		else if (err)
-			netdev_err(binding->dev,
-				   "failed to restart RX queue %u after dmabuf unbind: %d\n",
-				   rxq_idx, err);
+		netif_mp_close_rxq(binding->dev, rxq - binding->dev->_rx, &p);
 	}
 
 	/* The device may go away while RX net_iovs are still out. A TX

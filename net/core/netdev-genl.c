@@ -323,9 +323,44 @@ static int netdev_nl_bind_finish(struct net_devmem_dmabuf_binding *binding,
 	return 0;
 }
 
-int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
+/* One queue nest of bind-rx: an RX queue of @netdev. */
+static int netdev_nl_read_rxq(struct net_device *netdev,
+			      const struct nlattr *attr, u32 *rxq_idx,
+			      struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[ARRAY_SIZE(netdev_queue_id_nl_policy)];
+	u32 idx;
+	int err;
+
+	err = nla_parse_nested(tb, ARRAY_SIZE(tb) - 1, attr,
+			       netdev_queue_id_nl_policy, extack);
+	if (err < 0)
+		return err;
+
+	if (NL_REQ_ATTR_CHECK(extack, attr, tb, NETDEV_A_QUEUE_ID) ||
+	    NL_REQ_ATTR_CHECK(extack, attr, tb, NETDEV_A_QUEUE_TYPE))
+		return -EINVAL;
+
+	if (nla_get_u32(tb[NETDEV_A_QUEUE_TYPE]) != NETDEV_QUEUE_TYPE_RX) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[NETDEV_A_QUEUE_TYPE],
+				    "only rx queues can be bound to a dmabuf");
+		return -EINVAL;
+	}
+
+	idx = nla_get_u32(tb[NETDEV_A_QUEUE_ID]);
+	if (idx >= netdev->real_num_rx_queues) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[NETDEV_A_QUEUE_ID],
+				    "rx queue index out of range");
+		return -EINVAL;
+	}
+
+	if (rxq_idx)
+		*rxq_idx = idx;
+	return 0;
+}
+
+int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
+{
 	struct net_devmem_dmabuf_binding *binding;
 	u32 rx_page_size = PAGE_SIZE;
 	struct net_device *netdev;
@@ -375,6 +410,16 @@ int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		goto err_unlock;
 
+	/* a bad queue list must not cost a dmabuf attach and map */
+	nla_for_each_attr(attr, genlmsg_data(info->genlhdr),
+			  genlmsg_len(info->genlhdr), rem) {
+		if (nla_type(attr) != NETDEV_A_DMABUF_QUEUES)
+			continue;
+		err = netdev_nl_read_rxq(netdev, attr, NULL, info->extack);
+		if (err)
+			goto err_unlock;
+	}
+
 	binding = net_devmem_bind_dmabuf(netdev, dmabuf_fd, rx_page_size,
 					 DMA_FROM_DEVICE, info->extack);
 	if (IS_ERR(binding)) {
@@ -389,33 +434,15 @@ int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
 		if (nla_type(attr) != NETDEV_A_DMABUF_QUEUES)
 			continue;
 
-		err = nla_parse_nested(tb, ARRAY_SIZE(tb) - 1, attr,
-				       netdev_queue_id_nl_policy,
-				       info->extack);
-		if (err < 0)
-			goto err_unbind;
-
-		if (NL_REQ_ATTR_CHECK(info->extack, attr, tb,
-				      NETDEV_A_QUEUE_ID) ||
-		    NL_REQ_ATTR_CHECK(info->extack, attr, tb,
-				      NETDEV_A_QUEUE_TYPE)) {
-			err = -EINVAL;
-			goto err_unbind;
-		}
-
-		if (nla_get_u32(tb[NETDEV_A_QUEUE_TYPE]) != NETDEV_QUEUE_TYPE_RX) {
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    tb[NETDEV_A_QUEUE_TYPE],
-					    "only rx queues can be bound to a dmabuf");
-			err = -EINVAL;
-			goto err_unbind;
-		}
-
-		rxq_idx = nla_get_u32(tb[NETDEV_A_QUEUE_ID]);
-		err = net_devmem_bind_dmabuf_to_queue(netdev, rxq_idx, binding,
-						      info->extack);
+		/* checked before the dmabuf was attached: cannot fail now */
+		err = netdev_nl_read_rxq(netdev, attr, &rxq_idx, NULL);
+		if (!err)
+			err = net_devmem_bind_dmabuf_to_queue(netdev, rxq_idx,
+							      binding,
+							      info->extack);
 		if (err) {
-			NL_SET_BAD_ATTR(info->extack, tb[NETDEV_A_QUEUE_ID]);
+			NL_SET_BAD_ATTR(info->extack,
+					nla_find_nested(attr, NETDEV_A_QUEUE_ID));
 			goto err_unbind;
 		}
 	}

@@ -8,12 +8,59 @@
  * upstream exports its queue API: a driver module imports it with
  * MODULE_IMPORT_NS(NETDEV_INTERNAL).
  */
+#include <linux/ethtool_netlink.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <net/netdev_queues.h>
 #include <net/netdev_rx_queue.h>
+#include <net/page_pool/memory_provider.h>
 
 #include "page_pool_priv.h"
+
+/**
+ * netif_rxq_restartable() - whether the driver can restart one RX queue
+ * @dev: device
+ *
+ * Return: true if the driver has all four queue management ops.
+ */
+bool netif_rxq_restartable(const struct net_device *dev)
+{
+	const struct netdev_queue_mgmt_ops *qops = dev->queue_mgmt_ops;
+
+	return qops && qops->ndo_queue_mem_alloc && qops->ndo_queue_mem_free &&
+	       qops->ndo_queue_start && qops->ndo_queue_stop;
+}
+
+/**
+ * netif_mp_check_buf_size() - whether a device's queues take a buffer size
+ * @dev: device with queue management ops
+ * @size: bytes per provider buffer, a power of two; 0 means PAGE_SIZE
+ * @extack: netlink extended ack
+ *
+ * Buffers above PAGE_SIZE need the driver's opt-in (rx_buf_size_max in
+ * its queue management ops).
+ *
+ * Return: 0, -EOPNOTSUPP if the driver takes only PAGE_SIZE, or -EINVAL
+ * if @size is above the driver's maximum.
+ */
+int netif_mp_check_buf_size(const struct net_device *dev, u32 size,
+			    struct netlink_ext_ack *extack)
+{
+	const struct netdev_queue_mgmt_ops *qops = dev->queue_mgmt_ops;
+
+	if (size <= PAGE_SIZE)
+		return 0;
+	if (qops->rx_buf_size_max <= PAGE_SIZE) {
+		NL_SET_ERR_MSG(extack, "Device does not support rx-page-size above PAGE_SIZE");
+		return -EOPNOTSUPP;
+	}
+	if (size > qops->rx_buf_size_max) {
+		NL_SET_ERR_MSG(extack, "rx-page-size above the device's maximum");
+		return -EINVAL;
+	}
+
+	return 0;
+}
 
 /**
  * netdev_rx_queue_restart() - reallocate and restart one RX queue
@@ -38,8 +85,7 @@ int netdev_rx_queue_restart(struct net_device *dev, unsigned int rxq_idx)
 
 	ASSERT_RTNL();
 
-	if (!qops || !qops->ndo_queue_mem_alloc || !qops->ndo_queue_mem_free ||
-	    !qops->ndo_queue_start || !qops->ndo_queue_stop)
+	if (!netif_rxq_restartable(dev))
 		return -EOPNOTSUPP;
 
 	if (rxq_idx >= dev->real_num_rx_queues)
@@ -106,6 +152,141 @@ err_free_new_mem:
 	return err;
 }
 EXPORT_SYMBOL_NS_GPL(netdev_rx_queue_restart, NETDEV_INTERNAL);
+
+/* A provider hands the NIC buffers for payload only: the device must be
+ * told to split headers off, whatever it happens to do now ("auto" is
+ * refused even where the driver splits), and to put every payload byte
+ * in the provider's buffers (hds-thresh 0). ethtool refuses to take
+ * either back while a queue has a provider.
+ */
+static int netif_mp_check_header_split(struct net_device *dev,
+				       struct netlink_ext_ack *extack)
+{
+	if (dev->cfg->hds_config != ETHTOOL_TCP_DATA_SPLIT_ENABLED) {
+		NL_SET_ERR_MSG(extack, "tcp-data-split is disabled");
+		return -EINVAL;
+	}
+	if (dev->cfg->hds_thresh) {
+		NL_SET_ERR_MSG(extack, "hds-thresh is not zero");
+		return -EINVAL;
+	}
+
+	return 0;
+}
+
+/**
+ * netif_mp_open_rxq() - install a memory provider on one RX queue
+ * @dev: device
+ * @rxq_idx: RX queue index
+ * @p: the provider: @p->mp_ops and @p->mp_priv set, @p->rx_page_size its
+ *	buffer size (0 for PAGE_SIZE)
+ * @extack: netlink extended ack, set on every failure
+ *
+ * The one place that decides whether a queue may take a provider, for
+ * every provider. Checked in this order: the queue exists (-ERANGE), the
+ * driver restarts queues (-EOPNOTSUPP), headers are split off
+ * (tcp-data-split enabled, hds-thresh 0; -EINVAL), no XDP program
+ * (-EEXIST), the buffer size suits the driver (see
+ * netif_mp_check_buf_size()), no provider on the queue yet (-EEXIST), no
+ * AF_XDP pool on it (-EBUSY). Then the params are recorded on the queue
+ * and the queue restarts on the provider's memory; a driver that builds
+ * no pool from them fails with -ENODATA.
+ *
+ * Context: RTNL held.
+ * Return: 0, or a negative errno with the queue as it was.
+ */
+int netif_mp_open_rxq(struct net_device *dev, unsigned int rxq_idx,
+		      const struct pp_memory_provider_params *p,
+		      struct netlink_ext_ack *extack)
+{
+	struct netdev_rx_queue *rxq;
+	int err;
+
+	ASSERT_RTNL();
+
+	if (rxq_idx >= dev->real_num_rx_queues) {
+		NL_SET_ERR_MSG(extack, "rx queue index out of range");
+		return -ERANGE;
+	}
+	if (!netif_rxq_restartable(dev)) {
+		NL_SET_ERR_MSG(extack, "Device cannot restart RX queues (no queue management ops)");
+		return -EOPNOTSUPP;
+	}
+	err = netif_mp_check_header_split(dev, extack);
+	if (err)
+		return err;
+	if (dev_xdp_prog_count(dev)) {
+		NL_SET_ERR_MSG(extack,
+			       "unable to custom memory provider to device with XDP program attached");
+		return -EEXIST;
+	}
+	err = netif_mp_check_buf_size(dev, p->rx_page_size, extack);
+	if (err)
+		return err;
+
+	rxq = __netif_get_rx_queue(dev, rxq_idx);
+	if (rxq->mp_params.mp_ops) {
+		NL_SET_ERR_MSG(extack, "designated queue already memory provider bound");
+		return -EEXIST;
+	}
+#ifdef CONFIG_XDP_SOCKETS
+	if (rxq->pool) {
+		NL_SET_ERR_MSG(extack, "designated queue already in use by AF_XDP");
+		return -EBUSY;
+	}
+#endif
+
+	rxq->mp_params = *p;
+	err = netdev_rx_queue_restart(dev, rxq_idx);
+	if (err) {
+		if (err == -ENODATA)
+			NL_SET_ERR_MSG(extack, "Driver did not back the queue with the provider");
+		else
+			NL_SET_ERR_MSG(extack, "Failed to restart the RX queue");
+		memset(&rxq->mp_params, 0, sizeof(rxq->mp_params));
+	}
+
+	return err;
+}
+
+/**
+ * netif_mp_close_rxq() - take a memory provider off one RX queue
+ * @dev: device
+ * @rxq_idx: RX queue index
+ * @old_p: the provider as netif_mp_open_rxq() installed it
+ *
+ * The queue restarts on host memory; its old pools live on until the
+ * provider's buffers come back. Nothing happens if the queue no longer
+ * holds @old_p's provider: device unregister uninstalls every provider
+ * (dev_memory_provider_uninstall()) before the owner gets to close.
+ *
+ * Context: RTNL held.
+ */
+void netif_mp_close_rxq(struct net_device *dev, unsigned int rxq_idx,
+			const struct pp_memory_provider_params *old_p)
+{
+	struct netdev_rx_queue *rxq;
+	int err;
+
+	ASSERT_RTNL();
+
+	if (rxq_idx >= dev->real_num_rx_queues)
+		return;
+	rxq = __netif_get_rx_queue(dev, rxq_idx);
+	if (rxq->mp_params.mp_ops != old_p->mp_ops ||
+	    rxq->mp_params.mp_priv != old_p->mp_priv)
+		return;
+
+	memset(&rxq->mp_params, 0, sizeof(rxq->mp_params));
+	err = netdev_rx_queue_restart(dev, rxq_idx);
+	if (err == -ENODEV)
+		/* the driver reconciles its queues on attach */
+		netdev_info(dev, "RX queue %u unbound while detached, restarts on attach\n",
+			    rxq_idx);
+	else if (err)
+		netdev_err(dev, "failed to restart RX queue %u after its memory provider left: %d\n",
+			   rxq_idx, err);
+}
 
 /**
  * dev_get_min_mp_channel_count() - fewest RX channels that keep the providers

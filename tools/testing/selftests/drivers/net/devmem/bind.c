@@ -289,6 +289,26 @@ TEST_F(bind, rejects_queue_out_of_range)
 	EXPECT_EQ(0, devmem_bindings_live());
 }
 
+/* The queue list is read before the dmabuf is looked at: a bad queue in
+ * a list after a good one fails first, and with nothing bound.
+ */
+TEST_F(bind, checks_every_queue_before_the_dmabuf)
+{
+	const struct devmem_queue qs[] = {
+		{ 1, UP_NETDEV_QUEUE_TYPE_RX },
+		{ NQUEUES, UP_NETDEV_QUEUE_TYPE_RX },
+	};
+
+	EXPECT_EQ(-EINVAL, devmem_bind_rx(&self->nl, self->ifindex, 100000,
+					  qs, 2, NULL));
+	EXPECT_STREQ("rx queue index out of range", self->nl.extack);
+	EXPECT_EQ(-EINVAL, devmem_bind_rx(&self->nl, self->ifindex,
+					  self->dmabuf, qs, 2, NULL));
+	EXPECT_STREQ("rx queue index out of range", self->nl.extack);
+	EXPECT_EQ(0, queue_dmabuf(&self->nl, self->ifindex, 1));
+	EXPECT_EQ(0, devmem_bindings_live());
+}
+
 TEST_F(bind, rejects_tx_queue)
 {
 	const struct devmem_queue txq = { 1, UP_NETDEV_QUEUE_TYPE_TX };
