@@ -72,7 +72,7 @@ fi
 JOBS=${JOBS:-$(($(nproc) + 1))}
 
 # Directories of the repo that hold new kernel files.
-KERNEL_DIRS="net include drivers Documentation samples tools"
+KERNEL_DIRS="net include drivers Documentation samples tools io_uring"
 
 BASE_TARBALL=/usr/src/linux-source-6.1.tar.xz
 

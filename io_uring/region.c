@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory regions: memory a ring shares with user space besides its SQ and
+ * CQ rings (zero-copy receive's refill ring). Either the kernel allocates
+ * the pages and user space maps them through the ring fd at the offset
+ * the kernel returns, or user space passes its own memory
+ * (IORING_MEM_REGION_TYPE_USER), which is pinned. Either way the kernel
+ * reaches the region through one vmap() of its pages.
+ *
+ * Unless the ring's creator has CAP_IPC_LOCK, the pages are charged to its
+ * RLIMIT_MEMLOCK as registered buffers are, and always counted in its
+ * mm's pinned_vm.
+ */
+#include <linux/io_uring.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <uapi/linux/io_uring.h>
+
+#include "io_uring.h"
+#include "region.h"
+#include "rsrc.h"
+
+/**
+ * io_account_pinned() - charge pinned pages to a ring's creator
+ * @ctx: the ring
+ * @nr_pages: pages to charge
+ * @user: set to the user charged (a reference), or NULL
+ * @mm: set to the mm counting them (a reference), or NULL
+ *
+ * Return: 0, or -ENOMEM over RLIMIT_MEMLOCK.
+ */
+int io_account_pinned(struct io_ring_ctx *ctx, unsigned long nr_pages,
+		      struct user_struct **user, struct mm_struct **mm)
+{
+	int ret;
+
+	*user = NULL;
+	*mm = NULL;
+	if (ctx->user) {
+		ret = __io_account_mem(ctx->user, nr_pages);
+		if (ret)
+			return ret;
+		*user = get_uid(ctx->user);
+	}
+	if (ctx->mm_account) {
+		atomic64_add(nr_pages, &ctx->mm_account->pinned_vm);
+		mmgrab(ctx->mm_account);
+		*mm = ctx->mm_account;
+	}
+	return 0;
+}
+
+/**
+ * io_unaccount_pinned() - undo io_account_pinned()
+ * @nr_pages: pages charged
+ * @user: user charged, or NULL
+ * @mm: mm counting them, or NULL
+ */
+void io_unaccount_pinned(unsigned long nr_pages, struct user_struct *user,
+			 struct mm_struct *mm)
+{
+	if (user) {
+		__io_unaccount_mem(user, nr_pages);
+		free_uid(user);
+	}
+	if (mm) {
+		atomic64_sub(nr_pages, &mm->pinned_vm);
+		mmdrop(mm);
+	}
+}
+
+static int io_region_pin(struct io_mapped_region *mr, u64 uaddr)
+{
+	int ret;
+
+	ret = pin_user_pages_fast(uaddr, mr->nr_pages,
+				  FOLL_WRITE | FOLL_LONGTERM, mr->pages);
+	if (ret == mr->nr_pages)
+		return 0;
+	if (ret > 0)
+		unpin_user_pages(mr->pages, ret);
+	return ret < 0 ? ret : -EFAULT;
+}
+
+static int io_region_alloc(struct io_mapped_region *mr)
+{
+	unsigned int i;
+
+	for (i = 0; i < mr->nr_pages; i++) {
+		mr->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!mr->pages[i])
+			goto err_free_pages;
+	}
+	return 0;
+
+err_free_pages:
+	while (i--)
+		__free_page(mr->pages[i]);
+	return -ENOMEM;
+}
+
+static void io_region_release_pages(struct io_mapped_region *mr)
+{
+	unsigned int i;
+
+	if (mr->user_mem) {
+		unpin_user_pages(mr->pages, mr->nr_pages);
+		return;
+	}
+	for (i = 0; i < mr->nr_pages; i++)
+		__free_page(mr->pages[i]);
+}
+
+/**
+ * io_create_region() - set up a region a user described
+ * @ctx: the ring
+ * @mr: the region, zeroed
+ * @reg: the user's description; mmap_offset is filled in for kernel
+ *	memory
+ * @mmap_offset: where the ring's mmap() finds the region's pages
+ *
+ * Return: 0, -EINVAL (reserved field, unknown flag, size 0, an id or mmap
+ * offset given, a size or address not page aligned), -EFAULT (TYPE_USER
+ * without an address or an address without TYPE_USER, memory that cannot
+ * be pinned), -E2BIG (more than INT_MAX pages), -EOVERFLOW, or -ENOMEM
+ * (also over RLIMIT_MEMLOCK).
+ */
+int io_create_region(struct io_ring_ctx *ctx, struct io_mapped_region *mr,
+		     struct io_uring_region_desc *reg, u64 mmap_offset)
+{
+	bool user_mem = reg->flags & IORING_MEM_REGION_TYPE_USER;
+	u64 nr_pages, end;
+	int ret;
+
+	if (memchr_inv(reg->__resv, 0, sizeof(reg->__resv)) ||
+	    reg->flags & ~IORING_MEM_REGION_TYPE_USER)
+		return -EINVAL;
+	if (user_mem != !!reg->user_addr)
+		return -EFAULT;
+	if (!reg->size || reg->mmap_offset || reg->id)
+		return -EINVAL;
+	nr_pages = reg->size >> PAGE_SHIFT;
+	if (nr_pages > INT_MAX)
+		return -E2BIG;
+	if ((reg->size | reg->user_addr) & ~PAGE_MASK)
+		return -EINVAL;
+	if (check_add_overflow(reg->user_addr, reg->size, &end))
+		return -EOVERFLOW;
+
+	mr->nr_pages = nr_pages;
+	mr->user_mem = user_mem;
+	mr->pages = kvmalloc_array(nr_pages, sizeof(*mr->pages),
+				   GFP_KERNEL_ACCOUNT);
+	if (!mr->pages)
+		return -ENOMEM;
+
+	ret = io_account_pinned(ctx, nr_pages, &mr->acct_user, &mr->acct_mm);
+	if (ret)
+		goto err_free_array;
+
+	if (user_mem)
+		ret = io_region_pin(mr, reg->user_addr);
+	else
+		ret = io_region_alloc(mr);
+	if (ret)
+		goto err_unaccount;
+
+	mr->ptr = vmap(mr->pages, nr_pages, VM_MAP, PAGE_KERNEL);
+	if (!mr->ptr) {
+		ret = -ENOMEM;
+		goto err_release_pages;
+	}
+
+	if (!user_mem)
+		reg->mmap_offset = mmap_offset;
+	return 0;
+
+err_release_pages:
+	io_region_release_pages(mr);
+err_unaccount:
+	io_unaccount_pinned(nr_pages, mr->acct_user, mr->acct_mm);
+err_free_array:
+	kvfree(mr->pages);
+	memset(mr, 0, sizeof(*mr));
+	return ret;
+}
+
+/**
+ * io_free_region() - release a region's memory and charges
+ * @mr: the region; nothing happens if it was never created
+ *
+ * Context: process context.
+ */
+void io_free_region(struct io_mapped_region *mr)
+{
+	if (!mr->pages)
+		return;
+	vunmap(mr->ptr);
+	io_region_release_pages(mr);
+	io_unaccount_pinned(mr->nr_pages, mr->acct_user, mr->acct_mm);
+	kvfree(mr->pages);
+	memset(mr, 0, sizeof(*mr));
+}
+
+/**
+ * io_region_mmap() - map a kernel region into user space
+ * @ctx: the ring
+ * @mr: the region
+ * @vma: the mapping, no larger than the region
+ *
+ * Return: 0, or -EINVAL for the user's own memory or a mapping larger than
+ * the region.
+ */
+int io_region_mmap(struct io_ring_ctx *ctx, struct io_mapped_region *mr,
+		   struct vm_area_struct *vma)
+{
+	size_t sz = vma->vm_end - vma->vm_start;
+
+	if (!mr || mr->user_mem || !mr->pages || sz > io_region_size(mr))
+		return -EINVAL;
+	return io_uring_mmap_pages(ctx, vma, mr->pages,
+				   DIV_ROUND_UP(sz, PAGE_SIZE));
+}

@@ -1,0 +1,1097 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * io_uring zero-copy receive (zcrx): an RX queue of a NIC that splits
+ * headers off fills buffers of an area the application registered (its
+ * own memory, or a dmabuf), as a page pool memory provider. IORING_OP_RECV_ZC
+ * posts a 32-byte CQE per fragment that names the buffer (area id,
+ * offset, length); the application reads the data in place and returns
+ * the buffer with an entry in a refill ring it shares with the kernel.
+ * No syscall returns buffers and nothing is copied, except data that did
+ * not arrive through the queue (copied into a free buffer of a host area,
+ * and counted).
+ *
+ * Lifetimes: the ring holds its instances until it exits; each page pool
+ * created on the instance's queue holds it until the pool is destroyed,
+ * which waits for every buffer in flight. A buffer user space holds
+ * carries a user reference (@user_refs) and one page pool reference; the
+ * refill ring, or the ring's exit for whatever user space still holds,
+ * drops both. The instance, its area, the mapping and the refill ring go
+ * with the last reference.
+ */
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/highmem.h>
+#include <linux/io_uring.h>
+#include <linux/mm.h>
+#include <linux/net.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/seq_file.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/nospec.h>
+#include <net/netdev_queues.h>
+#include <net/netdev_rx_queue.h>
+#include <net/netlink.h>
+#include <net/page_pool.h>
+#include <net/page_pool/memory_provider.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <uapi/linux/io_uring.h>
+#include <uapi/linux/netdev.h>
+
+#include "io_uring.h"
+#include "poll.h"
+#include "region.h"
+#include "zcrx.h"
+
+#define IO_ZCRX_RQ_MAX_ENTRIES		32768
+#define IO_ZCRX_AREA_MAX		(1ULL << 40)
+#define IO_ZCRX_MAX_IFQS		(1U << (27 - IORING_OFF_ZCRX_SHIFT))
+/* skbs one RECV_ZC pass reads before it lets other work run */
+#define IO_ZCRX_SKBS_PER_PASS		32
+
+static const struct memory_provider_ops io_zcrx_mp_ops;
+
+struct io_recvzc {
+	struct file			*file;
+	unsigned int			msg_flags;
+	u16				flags;
+	u32				len;
+	struct io_zcrx_ifq		*ifq;
+};
+
+static struct io_zcrx_area *io_zcrx_niov_area(const struct net_iov *niov)
+{
+	return container_of(niov->owner, struct io_zcrx_area, nia);
+}
+
+static void io_zcrx_freelist_push(struct io_zcrx_area *area,
+				  struct net_iov *niov)
+{
+	spin_lock_bh(&area->freelist_lock);
+	area->freelist[area->free_count++] = net_iov_idx(niov);
+	spin_unlock_bh(&area->freelist_lock);
+}
+
+static struct net_iov *io_zcrx_freelist_pop(struct io_zcrx_area *area)
+{
+	struct net_iov *niov = NULL;
+
+	spin_lock_bh(&area->freelist_lock);
+	if (area->free_count)
+		niov = &area->nia.niovs[area->freelist[--area->free_count]];
+	spin_unlock_bh(&area->freelist_lock);
+	return niov;
+}
+
+/* ---- the area ---- */
+
+static int io_zcrx_map_niovs(struct io_zcrx_area *area, struct sg_table *sgt,
+			     u64 len)
+{
+	unsigned int buf_size = 1U << area->nia.shift;
+	struct scatterlist *sg;
+	u64 total = 0;
+	size_t idx = 0;
+	int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i)
+		total += sg_dma_len(sg);
+	if (total != len)
+		return -EINVAL;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		dma_addr_t addr = sg_dma_address(sg);
+		u64 seg = sg_dma_len(sg);
+
+		if (seg & (buf_size - 1))
+			return -ERANGE;
+		for (; seg; seg -= buf_size, addr += buf_size)
+			area->nia.niovs[idx++].dma_addr = addr;
+	}
+	return 0;
+}
+
+static int io_zcrx_import_host(struct io_ring_ctx *ctx,
+			       struct io_zcrx_area *area,
+			       const struct io_uring_zcrx_area_reg *reg)
+{
+	int ret;
+
+	if (reg->dmabuf_fd)
+		return -EINVAL;
+	if (!reg->addr)
+		return -EFAULT;
+
+	area->nr_pages = reg->len >> PAGE_SHIFT;
+	area->pages = kvmalloc_array(area->nr_pages, sizeof(*area->pages),
+				     GFP_KERNEL_ACCOUNT);
+	if (!area->pages)
+		return -ENOMEM;
+
+	ret = pin_user_pages_fast(reg->addr, area->nr_pages,
+				  FOLL_WRITE | FOLL_LONGTERM, area->pages);
+	if (ret != area->nr_pages) {
+		if (ret > 0)
+			unpin_user_pages(area->pages, ret);
+		ret = ret < 0 ? ret : -EFAULT;
+		goto err_free_pages;
+	}
+
+	ret = io_account_pinned(ctx, area->nr_pages, &area->acct_user,
+				&area->acct_mm);
+	if (ret)
+		goto err_unpin;
+
+	ret = sg_alloc_table_from_pages(&area->sgt, area->pages,
+					area->nr_pages, 0, reg->len,
+					GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto err_unaccount;
+	return 0;
+
+err_unaccount:
+	io_unaccount_pinned(area->nr_pages, area->acct_user, area->acct_mm);
+err_unpin:
+	unpin_user_pages(area->pages, area->nr_pages);
+err_free_pages:
+	kvfree(area->pages);
+	area->pages = NULL;
+	return ret;
+}
+
+static int io_zcrx_map_host(struct io_zcrx_area *area, struct device *dev,
+			    u64 len)
+{
+	int ret;
+
+	ret = dma_map_sgtable(dev, &area->sgt, DMA_FROM_DEVICE,
+			      DMA_ATTR_SKIP_CPU_SYNC);
+	if (ret)
+		return ret;
+	area->mapped = true;
+	return io_zcrx_map_niovs(area, &area->sgt, len);
+}
+
+static int io_zcrx_import_dmabuf(struct io_zcrx_area *area,
+				 struct device *dev,
+				 const struct io_uring_zcrx_area_reg *reg)
+{
+	int ret;
+
+	if (reg->addr)
+		return -EINVAL;
+
+	area->dmabuf = dma_buf_get(reg->dmabuf_fd);
+	if (IS_ERR(area->dmabuf)) {
+		ret = PTR_ERR(area->dmabuf);
+		area->dmabuf = NULL;
+		return ret;
+	}
+	area->attach = dma_buf_attach(area->dmabuf, dev);
+	if (IS_ERR(area->attach)) {
+		ret = PTR_ERR(area->attach);
+		area->attach = NULL;
+		return ret;
+	}
+	area->dmabuf_sgt = dma_buf_map_attachment_unlocked(area->attach,
+							   DMA_FROM_DEVICE);
+	if (IS_ERR(area->dmabuf_sgt)) {
+		ret = PTR_ERR(area->dmabuf_sgt);
+		area->dmabuf_sgt = NULL;
+		return ret;
+	}
+	return io_zcrx_map_niovs(area, area->dmabuf_sgt, reg->len);
+}
+
+static void io_zcrx_free_area(struct io_zcrx_area *area, struct device *dev)
+{
+	if (area->dmabuf_sgt)
+		dma_buf_unmap_attachment_unlocked(area->attach,
+						  area->dmabuf_sgt,
+						  DMA_FROM_DEVICE);
+	if (area->attach)
+		dma_buf_detach(area->dmabuf, area->attach);
+	if (area->dmabuf)
+		dma_buf_put(area->dmabuf);
+
+	if (area->mapped)
+		dma_unmap_sgtable(dev, &area->sgt, DMA_FROM_DEVICE,
+				  DMA_ATTR_SKIP_CPU_SYNC);
+	if (area->pages) {
+		sg_free_table(&area->sgt);
+		io_unaccount_pinned(area->nr_pages, area->acct_user,
+				    area->acct_mm);
+		unpin_user_pages(area->pages, area->nr_pages);
+		kvfree(area->pages);
+	}
+	kvfree(area->freelist);
+	kvfree(area->user_refs);
+	kvfree(area->nia.niovs);
+	kfree(area);
+}
+
+static int io_zcrx_check_area_reg(const struct io_uring_zcrx_area_reg *reg)
+{
+	u64 end;
+
+	if (reg->flags & ~IORING_ZCRX_AREA_DMABUF || reg->rq_area_token ||
+	    memchr_inv(reg->__resv2, 0, sizeof(reg->__resv2)))
+		return -EINVAL;
+	if (!reg->len)
+		return -EFAULT;
+	if (reg->len > IO_ZCRX_AREA_MAX)
+		return -EINVAL;
+	if (check_add_overflow(reg->addr, reg->len, &end))
+		return -EOVERFLOW;
+	if ((reg->addr | reg->len) & ~PAGE_MASK)
+		return -EINVAL;
+	return 0;
+}
+
+/* Create the area of @reg for @ifq, mapped for @dev. */
+static int io_zcrx_create_area(struct io_ring_ctx *ctx,
+			       struct io_zcrx_ifq *ifq, struct device *dev,
+			       const struct io_uring_zcrx_area_reg *reg)
+{
+	struct io_zcrx_area *area;
+	size_t i, nr;
+	int ret;
+
+	ret = io_zcrx_check_area_reg(reg);
+	if (ret)
+		return ret;
+	if (reg->len & ((1ULL << ifq->buf_shift) - 1))
+		return -ERANGE;
+
+	area = kzalloc(sizeof(*area), GFP_KERNEL_ACCOUNT);
+	if (!area)
+		return -ENOMEM;
+	area->ifq = ifq;
+	area->is_dmabuf = reg->flags & IORING_ZCRX_AREA_DMABUF;
+	area->nia.shift = ifq->buf_shift;
+	nr = reg->len >> ifq->buf_shift;
+	area->nia.num_niovs = nr;
+	spin_lock_init(&area->freelist_lock);
+	ret = -ENOMEM;
+	area->nia.niovs = kvcalloc(nr, sizeof(*area->nia.niovs),
+				   GFP_KERNEL_ACCOUNT);
+	area->user_refs = kvcalloc(nr, sizeof(*area->user_refs),
+				   GFP_KERNEL_ACCOUNT);
+	area->freelist = kvmalloc_array(nr, sizeof(*area->freelist),
+					GFP_KERNEL_ACCOUNT);
+	if (!area->nia.niovs || !area->user_refs || !area->freelist)
+		goto err_free_area;
+
+	for (i = 0; i < nr; i++) {
+		area->nia.niovs[i].owner = &area->nia;
+		area->freelist[i] = nr - 1 - i;
+	}
+	area->free_count = nr;
+
+	if (area->is_dmabuf) {
+		ret = io_zcrx_import_dmabuf(area, dev, reg);
+	} else {
+		ret = io_zcrx_import_host(ctx, area, reg);
+		if (!ret)
+			ret = io_zcrx_map_host(area, dev, reg->len);
+	}
+	if (ret)
+		goto err_free_area;
+
+	ifq->area = area;
+	return 0;
+
+err_free_area:
+	io_zcrx_free_area(area, dev);
+	return ret;
+}
+
+/* ---- the instance ---- */
+
+static void io_zcrx_ifq_free_work(struct work_struct *work)
+{
+	struct io_zcrx_ifq *ifq = container_of(work, struct io_zcrx_ifq,
+					       free_work);
+
+	if (ifq->area)
+		io_zcrx_free_area(ifq->area, ifq->dma_dev);
+	io_free_region(&ifq->region);
+	put_device(ifq->dma_dev);
+	kfree(ifq);
+}
+
+/* Any context: page pools drop their references in softirq. */
+static void io_zcrx_ifq_put(struct io_zcrx_ifq *ifq)
+{
+	if (refcount_dec_and_test(&ifq->refs))
+		queue_work(system_unbound_wq, &ifq->free_work);
+}
+
+static struct pp_memory_provider_params
+io_zcrx_mp_params(struct io_zcrx_ifq *ifq)
+{
+	return (struct pp_memory_provider_params) {
+		.mp_priv	= ifq,
+		.mp_ops		= &io_zcrx_mp_ops,
+		.rx_page_size	= 1U << ifq->buf_shift,
+	};
+}
+
+/* Take the instance off its queue; the queue restarts on host memory. */
+static void io_zcrx_ifq_close(struct io_zcrx_ifq *ifq)
+{
+	struct pp_memory_provider_params p = io_zcrx_mp_params(ifq);
+
+	rtnl_lock();
+	if (ifq->netdev) {
+		netif_mp_close_rxq(ifq->netdev, ifq->if_rxq, &p);
+		dev_put(ifq->netdev);
+		ifq->netdev = NULL;
+	}
+	rtnl_unlock();
+}
+
+/* Drop one buffer reference user space held. */
+static void io_zcrx_put_niov_ref(struct net_iov *niov)
+{
+	if (niov->pp) {
+		page_pool_unref_net_iov(niov);
+		return;
+	}
+	/* a copy buffer: no page pool ever had it */
+	if (atomic_long_dec_and_test(&niov->pp_ref_count))
+		io_zcrx_freelist_push(io_zcrx_niov_area(niov), niov);
+}
+
+/* The ring is gone: take back every buffer user space still held. */
+static void io_zcrx_scrub(struct io_zcrx_ifq *ifq)
+{
+	struct io_zcrx_area *area = ifq->area;
+	size_t i;
+	int n;
+
+	for (i = 0; i < area->nia.num_niovs; i++) {
+		n = atomic_xchg(&area->user_refs[i], 0);
+		while (n--)
+			io_zcrx_put_niov_ref(&area->nia.niovs[i]);
+	}
+}
+
+static int io_zcrx_check_reg(struct io_ring_ctx *ctx,
+			     struct io_uring_zcrx_ifq_reg *reg)
+{
+	if (memchr_inv(reg->__resv, 0, sizeof(reg->__resv)) || reg->zcrx_id)
+		return -EINVAL;
+	if (reg->flags)
+		return -EINVAL;
+	return 0;
+}
+
+static int io_zcrx_check_rq(struct io_ring_ctx *ctx,
+			    struct io_uring_zcrx_ifq_reg *reg)
+{
+	if (reg->if_rxq == U32_MAX || !reg->rq_entries)
+		return -EINVAL;
+	if (reg->rq_entries > IO_ZCRX_RQ_MAX_ENTRIES) {
+		if (!(ctx->flags & IORING_SETUP_CLAMP))
+			return -EINVAL;
+		reg->rq_entries = IO_ZCRX_RQ_MAX_ENTRIES;
+	}
+	reg->rq_entries = roundup_pow_of_two(reg->rq_entries);
+	return 0;
+}
+
+static int io_zcrx_check_buf_len(struct io_uring_zcrx_ifq_reg *reg,
+				 unsigned int *shift)
+{
+	if (!reg->rx_buf_len) {
+		*shift = PAGE_SHIFT;
+		return 0;
+	}
+	if (!is_power_of_2(reg->rx_buf_len) || reg->rx_buf_len < PAGE_SIZE)
+		return -EINVAL;
+	*shift = ilog2(reg->rx_buf_len);
+	return 0;
+}
+
+/* Set up the refill ring in the region user space described. */
+static int io_zcrx_create_rq(struct io_ring_ctx *ctx,
+			     struct io_zcrx_ifq *ifq,
+			     struct io_uring_zcrx_ifq_reg *reg,
+			     struct io_uring_region_desc *rd)
+{
+	u64 mmap_offset;
+	size_t rqes_off;
+	int ret;
+
+	rqes_off = ALIGN(2 * sizeof(u32), L1_CACHE_BYTES);
+	reg->offsets.head = 0;
+	reg->offsets.tail = sizeof(u32);
+	reg->offsets.rqes = rqes_off;
+	if (rd->size < rqes_off + (u64)reg->rq_entries *
+				  sizeof(struct io_uring_zcrx_rqe))
+		return -EINVAL;
+
+	mmap_offset = IORING_OFF_ZCRX_REGION +
+		      ((u64)ifq->id << IORING_OFF_ZCRX_SHIFT);
+	ret = io_create_region(ctx, &ifq->region, rd, mmap_offset);
+	if (ret)
+		return ret;
+
+	ifq->rq_head = ifq->region.ptr + reg->offsets.head;
+	ifq->rq_tail = ifq->region.ptr + reg->offsets.tail;
+	ifq->rqes = ifq->region.ptr + rqes_off;
+	ifq->rq_entries = reg->rq_entries;
+	WRITE_ONCE(*ifq->rq_head, 0);
+	WRITE_ONCE(*ifq->rq_tail, 0);
+	return 0;
+}
+
+/* Look the device up, map the area for it and install the instance. */
+static int io_zcrx_bind(struct io_ring_ctx *ctx, struct io_zcrx_ifq *ifq,
+			struct io_uring_zcrx_ifq_reg *reg,
+			const struct io_uring_zcrx_area_reg *area_reg)
+{
+	const struct netdev_queue_mgmt_ops *qops;
+	struct pp_memory_provider_params p;
+	struct net_device *dev;
+	int ret;
+
+	rtnl_lock();
+	dev = __dev_get_by_index(current->nsproxy->net_ns, reg->if_idx);
+	if (!dev) {
+		ret = -ENODEV;
+		goto err_unlock;
+	}
+	if (!dev->dev.parent || !dev->dev.parent->dma_mask) {
+		ret = -EOPNOTSUPP;
+		goto err_unlock;
+	}
+	ifq->dma_dev = get_device(dev->dev.parent);
+
+	ret = io_zcrx_create_area(ctx, ifq, ifq->dma_dev, area_reg);
+	if (ret)
+		goto err_unlock;
+
+	/* a buffer size asked for, even PAGE_SIZE, needs the driver's say */
+	qops = dev->queue_mgmt_ops;
+	if (reg->rx_buf_len && qops &&
+	    qops->rx_buf_size_max < reg->rx_buf_len) {
+		ret = -EOPNOTSUPP;
+		goto err_unlock;
+	}
+
+	p = io_zcrx_mp_params(ifq);
+	ret = netif_mp_open_rxq(dev, reg->if_rxq, &p, NULL);
+	if (ret)
+		goto err_unlock;
+	dev_hold(dev);
+	ifq->netdev = dev;
+	ifq->if_rxq = reg->if_rxq;
+	rtnl_unlock();
+	return 0;
+
+err_unlock:
+	rtnl_unlock();
+	return ret;
+}
+
+/**
+ * io_register_zcrx_ifq() - IORING_REGISTER_ZCRX_IFQ
+ * @ctx: the ring
+ * @arg: struct io_uring_zcrx_ifq_reg, with the region and area it names
+ *
+ * Checked in upstream's order; see Documentation/networking/devmem.rst,
+ * "io_uring zero-copy receive", for every errno. On success the
+ * registration is written back: the refill ring's entries (rounded up to
+ * a power of two) and offsets, the zcrx_id, the buffer size, the region
+ * (with its mmap offset) and the area's token.
+ *
+ * Context: the ring's uring_lock held.
+ * Return: 0 or a negative errno; nothing is left behind on error.
+ */
+int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
+			 struct io_uring_zcrx_ifq_reg __user *arg)
+{
+	struct io_uring_zcrx_area_reg area;
+	struct io_uring_zcrx_ifq_reg reg;
+	struct io_uring_region_desc rd;
+	struct io_zcrx_ifq *ifq;
+	unsigned int shift;
+	u32 id;
+	int ret;
+
+	lockdep_assert_held(&ctx->uring_lock);
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	if (!(ctx->flags & IORING_SETUP_DEFER_TASKRUN) ||
+	    !(ctx->flags & IORING_SETUP_CQE32))
+		return -EINVAL;
+	if (copy_from_user(&reg, arg, sizeof(reg)))
+		return -EFAULT;
+	ret = io_zcrx_check_reg(ctx, &reg);
+	if (ret)
+		return ret;
+	if (copy_from_user(&rd, u64_to_user_ptr(reg.region_ptr), sizeof(rd)))
+		return -EFAULT;
+	ret = io_zcrx_check_rq(ctx, &reg);
+	if (ret)
+		return ret;
+	if (copy_from_user(&area, u64_to_user_ptr(reg.area_ptr), sizeof(area)))
+		return -EFAULT;
+	ret = io_zcrx_check_buf_len(&reg, &shift);
+	if (ret)
+		return ret;
+
+	ifq = kzalloc(sizeof(*ifq), GFP_KERNEL_ACCOUNT);
+	if (!ifq)
+		return -ENOMEM;
+	refcount_set(&ifq->refs, 1);
+	INIT_WORK(&ifq->free_work, io_zcrx_ifq_free_work);
+	spin_lock_init(&ifq->rq_lock);
+	ifq->buf_shift = shift;
+
+	/* reserve the id: nothing finds the instance until it is stored */
+	ret = xa_alloc(&ctx->zcrx_ctxs, &id, NULL,
+		       XA_LIMIT(0, IO_ZCRX_MAX_IFQS - 1), GFP_KERNEL);
+	if (ret)
+		goto err_free_ifq;
+	ifq->id = id;
+
+	ret = io_zcrx_create_rq(ctx, ifq, &reg, &rd);
+	if (ret)
+		goto err_erase_id;
+	ret = io_zcrx_bind(ctx, ifq, &reg, &area);
+	if (ret)
+		goto err_erase_id;
+
+	reg.zcrx_id = id;
+	reg.rx_buf_len = 1U << shift;
+	area.rq_area_token = (u64)ifq->area->nia.id << IORING_ZCRX_AREA_SHIFT;
+	if (copy_to_user(arg, &reg, sizeof(reg)) ||
+	    copy_to_user(u64_to_user_ptr(reg.region_ptr), &rd, sizeof(rd)) ||
+	    copy_to_user(u64_to_user_ptr(reg.area_ptr), &area, sizeof(area))) {
+		ret = -EFAULT;
+		goto err_close;
+	}
+	xa_store(&ctx->zcrx_ctxs, id, ifq, GFP_KERNEL);
+	return 0;
+
+err_close:
+	io_zcrx_ifq_close(ifq);
+err_erase_id:
+	xa_erase(&ctx->zcrx_ctxs, id);
+err_free_ifq:
+	io_zcrx_ifq_put(ifq);
+	return ret;
+}
+
+/**
+ * io_unregister_zcrx_ifqs() - the ring exits: close every instance
+ * @ctx: the ring, with no request left
+ *
+ * Each queue goes back to host memory and every buffer user space still
+ * held is taken back; the instances live on until their page pools are
+ * gone.
+ */
+void io_unregister_zcrx_ifqs(struct io_ring_ctx *ctx)
+{
+	struct io_zcrx_ifq *ifq;
+	unsigned long id;
+
+	xa_for_each(&ctx->zcrx_ctxs, id, ifq) {
+		xa_erase(&ctx->zcrx_ctxs, id);
+		io_zcrx_ifq_close(ifq);
+		io_zcrx_scrub(ifq);
+		io_zcrx_ifq_put(ifq);
+	}
+	xa_destroy(&ctx->zcrx_ctxs);
+}
+
+/**
+ * io_zcrx_get_region() - the refill ring region of instance @id
+ * @ctx: the ring
+ * @id: zcrx_id
+ *
+ * Return: the region, or NULL if there is no such instance.
+ */
+struct io_mapped_region *io_zcrx_get_region(struct io_ring_ctx *ctx,
+					    unsigned int id)
+{
+	struct io_zcrx_ifq *ifq = xa_load(&ctx->zcrx_ctxs, id);
+
+	return ifq ? &ifq->region : NULL;
+}
+
+void io_zcrx_show_fdinfo(struct seq_file *m, struct io_ring_ctx *ctx)
+{
+	struct io_zcrx_ifq *ifq;
+	unsigned long id;
+
+	xa_for_each(&ctx->zcrx_ctxs, id, ifq)
+		seq_printf(m, "Zcrx%lu:\tqueue %u buf_len %u copy_count %lld copy_bytes %lld\n",
+			   id, ifq->if_rxq, 1U << ifq->buf_shift,
+			   (long long)atomic64_read(&ifq->copy_count),
+			   (long long)atomic64_read(&ifq->copy_bytes));
+}
+
+/* ---- the memory provider ---- */
+
+/* The net_iov an rqe names, or NULL for a bad entry (skipped). */
+static struct net_iov *io_zcrx_rqe_niov(struct io_zcrx_ifq *ifq,
+					const struct io_uring_zcrx_rqe *rqe)
+{
+	struct io_zcrx_area *area = ifq->area;
+	u64 off = READ_ONCE(rqe->off);
+	u64 idx;
+
+	if (READ_ONCE(rqe->__pad) || off >> IORING_ZCRX_AREA_SHIFT)
+		return NULL;
+	idx = (off & ~IORING_ZCRX_AREA_MASK) >> ifq->buf_shift;
+	if (idx >= area->nia.num_niovs)
+		return NULL;
+	idx = array_index_nospec(idx, area->nia.num_niovs);
+	return &area->nia.niovs[idx];
+}
+
+/*
+ * Consume the refill ring. A buffer of @pp whose last reference goes
+ * refills @pp's alloc cache; the first is returned. A buffer of an older
+ * pool goes back to it, a copy buffer to the free list.
+ */
+static netmem_ref io_zcrx_refill(struct page_pool *pp,
+				 struct io_zcrx_ifq *ifq)
+{
+	u32 mask = ifq->rq_entries - 1;
+	netmem_ref first = 0;
+	u32 entries;
+
+	spin_lock_bh(&ifq->rq_lock);
+	entries = smp_load_acquire(ifq->rq_tail) - ifq->cached_rq_head;
+	entries = min3(entries, ifq->rq_entries, (u32)PP_ALLOC_CACHE_REFILL);
+	for (; entries; entries--) {
+		const struct io_uring_zcrx_rqe *rqe;
+		struct net_iov *niov;
+		netmem_ref netmem;
+
+		rqe = &ifq->rqes[ifq->cached_rq_head++ & mask];
+		niov = io_zcrx_rqe_niov(ifq, rqe);
+		if (!niov ||
+		    atomic_dec_if_positive(&ifq->area->user_refs[net_iov_idx(niov)]) < 0)
+			continue;
+		if (niov->pp != pp) {
+			io_zcrx_put_niov_ref(niov);
+			continue;
+		}
+		if (!atomic_long_dec_and_test(&niov->pp_ref_count))
+			continue;
+		netmem = net_iov_to_netmem(niov);
+		if (!first)
+			first = netmem;
+		else
+			page_pool_mp_return_in_cache(pp, netmem);
+	}
+	smp_store_release(ifq->rq_head, ifq->cached_rq_head);
+	spin_unlock_bh(&ifq->rq_lock);
+	return first;
+}
+
+static netmem_ref io_zcrx_alloc_netmems(struct page_pool *pp, gfp_t gfp)
+{
+	struct io_zcrx_ifq *ifq = pp->mp_priv;
+	struct net_iov *niov;
+	netmem_ref netmem;
+
+	netmem = io_zcrx_refill(pp, ifq);
+	if (netmem)
+		return netmem;
+
+	niov = io_zcrx_freelist_pop(ifq->area);
+	if (!niov)
+		return 0;
+	niov->pp = pp;
+	pp->pages_state_hold_cnt++;
+	return net_iov_to_netmem(niov);
+}
+
+static bool io_zcrx_release_netmem(struct page_pool *pp, netmem_ref netmem)
+{
+	struct net_iov *niov = netmem_to_net_iov(netmem);
+
+	niov->pp = NULL;
+	io_zcrx_freelist_push(io_zcrx_niov_area(niov), niov);
+	/* never put_page() a net_iov */
+	return false;
+}
+
+static int io_zcrx_pp_init(struct page_pool *pp)
+{
+	struct io_zcrx_ifq *ifq = pp->mp_priv;
+
+	if (!ifq)
+		return -EINVAL;
+	if (pp->p.dev != ifq->dma_dev)
+		return -EINVAL;
+	if (!(pp->p.flags & PP_FLAG_DMA_MAP) ||
+	    pp->p.dma_dir != DMA_FROM_DEVICE)
+		return -EOPNOTSUPP;
+	if (PAGE_SHIFT + pp->p.order != ifq->buf_shift)
+		return -EINVAL;
+
+	refcount_inc(&ifq->refs);
+	return 0;
+}
+
+static void io_zcrx_pp_destroy(struct page_pool *pp)
+{
+	io_zcrx_ifq_put(pp->mp_priv);
+}
+
+static int io_zcrx_nl_fill(void *mp_priv, struct sk_buff *rsp,
+			   struct netdev_rx_queue *rxq)
+{
+	int type = rxq ? NETDEV_A_QUEUE_IO_URING : NETDEV_A_PAGE_POOL_IO_URING;
+	struct io_zcrx_ifq *ifq = mp_priv;
+	struct nlattr *nest;
+
+	nest = nla_nest_start(rsp, type);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(rsp, NETDEV_A_IO_URING_PROVIDER_INFO_RX_BUF_LEN,
+			1U << ifq->buf_shift)) {
+		nla_nest_cancel(rsp, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(rsp, nest);
+	return 0;
+}
+
+/* The device unregisters: let go of it. The area stays mapped until the
+ * last page pool is gone; copy fallback keeps working.
+ */
+static void io_zcrx_uninstall(void *mp_priv, struct netdev_rx_queue *rxq)
+{
+	struct io_zcrx_ifq *ifq = mp_priv;
+
+	ASSERT_RTNL();
+
+	if (ifq->netdev) {
+		dev_put(ifq->netdev);
+		ifq->netdev = NULL;
+	}
+}
+
+static const struct memory_provider_ops io_zcrx_mp_ops = {
+	.alloc_netmems		= io_zcrx_alloc_netmems,
+	.release_netmem		= io_zcrx_release_netmem,
+	.init			= io_zcrx_pp_init,
+	.destroy		= io_zcrx_pp_destroy,
+	.nl_fill		= io_zcrx_nl_fill,
+	.uninstall		= io_zcrx_uninstall,
+};
+
+/* ---- IORING_OP_RECV_ZC ---- */
+
+struct io_zcrx_args {
+	struct io_kiocb		*req;
+	struct io_zcrx_ifq	*ifq;
+	unsigned int		nr_skbs;
+};
+
+static bool io_zcrx_post(struct io_kiocb *req, struct io_zcrx_ifq *ifq,
+			 struct net_iov *niov, u32 off, u32 len)
+{
+	u64 token = ((u64)ifq->area->nia.id << IORING_ZCRX_AREA_SHIFT) |
+		    (net_iov_virtual_addr(niov) + off);
+
+	return io_post_aux_cqe32(req->ctx, req->cqe.user_data, len,
+				 IORING_CQE_F_MORE, token, 0);
+}
+
+/* A frag in the area: hand the buffer to user space. */
+static int io_zcrx_recv_niov(struct io_zcrx_args *args, const skb_frag_t *frag,
+			     u32 off, u32 len)
+{
+	struct net_iov *niov = skb_frag_net_iov(frag);
+	struct io_zcrx_ifq *ifq = args->ifq;
+
+	/* another provider's buffer (devmem, another instance) */
+	if (!niov || niov->owner != &ifq->area->nia)
+		return -EFAULT;
+
+	off += skb_frag_off(frag);
+	if (!ifq->area->is_dmabuf)
+		dma_sync_single_range_for_cpu(ifq->dma_dev, niov->dma_addr, off,
+					      len, DMA_FROM_DEVICE);
+	if (!io_zcrx_post(args->req, ifq, niov, off, len))
+		return -ENOSPC;
+	atomic_inc(&ifq->area->user_refs[net_iov_idx(niov)]);
+	atomic_long_inc(&niov->pp_ref_count);
+	return len;
+}
+
+/*
+ * Data that did not come through the queue: copy up to a page of it, from
+ * the skb's head (@page NULL, @src its address) or from @page at @src
+ * bytes, into a free buffer of a host area. Returns the bytes copied.
+ */
+static int io_zcrx_copy_chunk(struct io_zcrx_args *args, struct page *page,
+			      const void *src, unsigned long src_off, u32 len)
+{
+	struct io_zcrx_area *area = args->ifq->area;
+	struct net_iov *niov;
+	struct page *dst;
+	u32 copied = 0;
+	void *vaddr;
+
+	if (area->is_dmabuf)
+		return -ENOMEM;
+	niov = io_zcrx_freelist_pop(area);
+	if (!niov)
+		return -ENOMEM;
+
+	len = min_t(u32, len, PAGE_SIZE);
+	dst = area->pages[net_iov_virtual_addr(niov) >> PAGE_SHIFT];
+	vaddr = kmap_local_page(dst);
+	while (copied < len) {
+		unsigned long at = src_off + copied;
+		u32 n = len - copied;
+
+		if (!page) {
+			memcpy(vaddr + copied, src + copied, n);
+		} else {
+			n = min_t(u32, n, PAGE_SIZE - offset_in_page(at));
+			memcpy_from_page(vaddr + copied, page + (at >> PAGE_SHIFT),
+					 offset_in_page(at), n);
+		}
+		copied += n;
+	}
+	kunmap_local(vaddr);
+
+	niov->pp = NULL;
+	atomic_long_set(&niov->pp_ref_count, 1);
+	if (!io_zcrx_post(args->req, args->ifq, niov, 0, len)) {
+		io_zcrx_freelist_push(area, niov);
+		return -ENOSPC;
+	}
+	atomic_inc(&area->user_refs[net_iov_idx(niov)]);
+	return len;
+}
+
+/* Copy @len bytes, a page at a time; returns what was copied, or an
+ * errno if nothing was.
+ */
+static int io_zcrx_copy(struct io_zcrx_args *args, struct page *page,
+			const void *src, unsigned long src_off, u32 len)
+{
+	u32 done = 0;
+	int ret = 0;
+
+	while (done < len) {
+		ret = io_zcrx_copy_chunk(args, page, src ? src + done : NULL,
+					 src_off + done, len - done);
+		if (ret <= 0)
+			break;
+		done += ret;
+	}
+	return done ? done : ret;
+}
+
+static int io_zcrx_copy_frag(struct io_zcrx_args *args,
+			     const skb_frag_t *frag, u32 off, u32 len)
+{
+	int ret;
+
+	ret = io_zcrx_copy(args, skb_frag_page(frag), NULL,
+			   skb_frag_off(frag) + off, len);
+	if (ret > 0) {
+		atomic64_inc(&args->ifq->copy_count);
+		atomic64_add(ret, &args->ifq->copy_bytes);
+	}
+	return ret;
+}
+
+/* Bytes [@offset, @offset + @len) of @skb and its frag_list. */
+static int io_zcrx_recv_one(struct io_zcrx_args *args, struct sk_buff *skb,
+			    unsigned int offset, size_t len)
+{
+	struct sk_buff *frag_iter;
+	unsigned int start, end;
+	size_t done = 0;
+	int i, ret = 0;
+
+	start = skb_headlen(skb);
+	if (offset < start) {
+		u32 n = min_t(size_t, len, start - offset);
+
+		ret = io_zcrx_copy(args, NULL, skb->data + offset, 0, n);
+		if (ret <= 0)
+			goto out;
+		done += ret;
+		if (ret < n)
+			goto out;
+	}
+
+	for (i = 0; i < skb_shinfo(skb)->nr_frags && done < len; i++) {
+		const skb_frag_t *frag = &skb_shinfo(skb)->frags[i];
+		unsigned int at = offset + done;
+
+		end = start + skb_frag_size(frag);
+		if (at < end) {
+			u32 n = min_t(size_t, len - done, end - at);
+
+			if (skb_frag_is_net_iov(frag))
+				ret = io_zcrx_recv_niov(args, frag, at - start, n);
+			else
+				ret = io_zcrx_copy_frag(args, frag, at - start, n);
+			if (ret <= 0)
+				goto out;
+			done += ret;
+			if (ret < n)
+				goto out;
+		}
+		start = end;
+	}
+
+	skb_walk_frags(skb, frag_iter) {
+		unsigned int at = offset + done;
+
+		if (done >= len)
+			break;
+		end = start + frag_iter->len;
+		if (at < end) {
+			size_t n = min_t(size_t, len - done, end - at);
+
+			ret = io_zcrx_recv_one(args, frag_iter, at - start, n);
+			if (ret <= 0)
+				goto out;
+			done += ret;
+			if (ret < n)
+				goto out;
+		}
+		start = end;
+	}
+out:
+	return done ? done : ret;
+}
+
+/* tcp_read_sock_netmem() actor */
+static int io_zcrx_recv_skb(read_descriptor_t *desc, struct sk_buff *skb,
+			    unsigned int offset, size_t len)
+{
+	struct io_zcrx_args *args = desc->arg.data;
+	int ret;
+
+	len = min_t(size_t, len, desc->count);
+	ret = io_zcrx_recv_one(args, skb, offset, len);
+	if (ret > 0)
+		desc->count -= ret;
+	if (++args->nr_skbs >= IO_ZCRX_SKBS_PER_PASS)
+		desc->count = 0;
+	return ret;
+}
+
+/*
+ * One pass over the socket's queue. Returns the bytes received, 0 at the
+ * end of the stream, -EAGAIN with nothing to read, or an errno.
+ */
+static int io_zcrx_tcp_recv(struct io_kiocb *req, struct io_zcrx_ifq *ifq,
+			    struct sock *sk, u32 *limit)
+{
+	struct io_zcrx_args args = { .req = req, .ifq = ifq };
+	read_descriptor_t rd_desc = {
+		.count	= *limit ? *limit : INT_MAX,
+		.arg.data = &args,
+	};
+	int ret;
+
+	lock_sock(sk);
+	ret = tcp_read_sock_netmem(sk, &rd_desc, io_zcrx_recv_skb);
+	if (ret > 0) {
+		if (*limit)
+			*limit -= ret;
+	} else if (!ret) {
+		if (sk->sk_err)
+			ret = sock_error(sk);
+		else if (sk->sk_shutdown & RCV_SHUTDOWN)
+			ret = 0;
+		else if (sk->sk_state == TCP_CLOSE)
+			ret = -ENOTCONN;
+		else
+			ret = -EAGAIN;
+	}
+	release_sock(sk);
+	return ret;
+}
+
+int io_recvzc_prep(struct io_kiocb *req, const struct io_uring_sqe *sqe)
+{
+	struct io_recvzc *zc = io_kiocb_to_cmd(req, struct io_recvzc);
+
+	if (unlikely(sqe->addr || sqe->off || sqe->addr3))
+		return -EINVAL;
+	if (READ_ONCE(sqe->msg_flags))
+		return -EINVAL;
+	zc->flags = READ_ONCE(sqe->ioprio);
+	if (zc->flags & ~(IORING_RECVSEND_POLL_FIRST | IORING_RECV_MULTISHOT))
+		return -EINVAL;
+	if (!(zc->flags & IORING_RECV_MULTISHOT))
+		return -EINVAL;
+	zc->ifq = xa_load(&req->ctx->zcrx_ctxs, READ_ONCE(sqe->zcrx_ifq_idx));
+	if (!zc->ifq)
+		return -EINVAL;
+	zc->len = READ_ONCE(sqe->len);
+	zc->msg_flags = MSG_DONTWAIT;
+	req->flags |= REQ_F_APOLL_MULTISHOT;
+	return 0;
+}
+
+static int io_recvzc_done(struct io_kiocb *req, int ret,
+			  unsigned int issue_flags)
+{
+	if (ret < 0)
+		req_set_fail(req);
+	io_req_set_res(req, ret, 0);
+	return issue_flags & IO_URING_F_MULTISHOT ? IOU_STOP_MULTISHOT : IOU_OK;
+}
+
+int io_recvzc(struct io_kiocb *req, unsigned int issue_flags)
+{
+	struct io_recvzc *zc = io_kiocb_to_cmd(req, struct io_recvzc);
+	bool limited = zc->len;
+	struct socket *sock;
+	int ret;
+
+	if (!(req->flags & REQ_F_POLLED) &&
+	    (zc->flags & IORING_RECVSEND_POLL_FIRST))
+		return -EAGAIN;
+
+	sock = sock_from_file(req->file);
+	if (unlikely(!sock))
+		return io_recvzc_done(req, -ENOTSOCK, issue_flags);
+	if (sock->sk->sk_protocol != IPPROTO_TCP)
+		return io_recvzc_done(req, -EPROTONOSUPPORT, issue_flags);
+
+	ret = io_zcrx_tcp_recv(req, zc->ifq, sock->sk, &zc->len);
+	if (limited && !zc->len)
+		return io_recvzc_done(req, 0, issue_flags);
+	if (ret == -ERESTARTSYS)
+		ret = -EINTR;
+	if (ret != -EAGAIN && ret <= 0)
+		return io_recvzc_done(req, ret, issue_flags);
+
+	/*
+	 * Data was read: there may be more already queued, or the stream
+	 * may have ended behind it, with no wake-up to come. Look again
+	 * before waiting.
+	 */
+	if (issue_flags & IO_URING_F_MULTISHOT) {
+		if (ret > 0)
+			io_poll_multishot_retry(req);
+		return IOU_ISSUE_SKIP_COMPLETE;
+	}
+	return -EAGAIN;
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef IOU_ZCRX_H
+#define IOU_ZCRX_H
+
+#include <linux/io_uring_types.h>
+#include <linux/refcount.h>
+#include <linux/scatterlist.h>
+#include <linux/workqueue.h>
+#include <net/netmem.h>
+
+#include "region.h"
+
+struct dma_buf;
+struct dma_buf_attachment;
+struct seq_file;
+
+/**
+ * struct io_zcrx_area - the memory a zcrx instance receives into
+ * @nia: its net_iovs, one per buffer; area id 0
+ * @ifq: the instance
+ * @user_refs: per net_iov, the buffers user space holds (CQEs posted and
+ *	not yet returned through the refill ring)
+ * @is_dmabuf: a dmabuf, not host memory
+ * @pages: host memory: the user's pages, pinned
+ * @nr_pages: number of @pages
+ * @sgt: host memory: @pages as a table, DMA-mapped for the device
+ * @mapped: @sgt is mapped
+ * @acct_user: user charged for @pages, or NULL
+ * @acct_mm: mm whose pinned_vm counts @pages, or NULL
+ * @dmabuf: dmabuf memory
+ * @attach: @dmabuf's attachment to the device
+ * @dmabuf_sgt: @dmabuf's mapping
+ * @freelist_lock: protects @freelist and @free_count (bottom halves off)
+ * @free_count: entries on @freelist
+ * @freelist: indexes of the net_iovs no page pool and no user holds
+ */
+struct io_zcrx_area {
+	struct net_iov_area		nia;
+	struct io_zcrx_ifq		*ifq;
+	atomic_t			*user_refs;
+	bool				is_dmabuf;
+
+	struct page			**pages;
+	unsigned long			nr_pages;
+	struct sg_table			sgt;
+	bool				mapped;
+	struct user_struct		*acct_user;
+	struct mm_struct		*acct_mm;
+
+	struct dma_buf			*dmabuf;
+	struct dma_buf_attachment	*attach;
+	struct sg_table			*dmabuf_sgt;
+
+	spinlock_t			freelist_lock;
+	u32				free_count;
+	u32				*freelist;
+};
+
+/**
+ * struct io_zcrx_ifq - a zero-copy receive instance: one RX queue of one
+ *	device, fed from one area, its buffers returned through one refill
+ *	ring
+ * @area: the memory
+ * @refs: the ring's reference (until it exits) and one per page pool the
+ *	instance provides for; the last one frees everything in @free_work
+ * @free_work: frees the instance in process context
+ * @region: the refill ring's memory
+ * @rq_head: the kernel's consumer index, in @region
+ * @rq_tail: user space's producer index, in @region
+ * @rqes: the refill ring's entries, in @region
+ * @rq_entries: number of @rqes, a power of two
+ * @cached_rq_head: next entry the kernel reads (under @rq_lock)
+ * @rq_lock: serialises the refill ring's consumers (bottom halves off)
+ * @id: zcrx_id, the instance's index in the ring
+ * @if_rxq: the RX queue
+ * @buf_shift: log2 of the buffer size
+ * @netdev: the device, held, until the ring closes the queue or the
+ *	device unregisters (RTNL)
+ * @dma_dev: the device the area is mapped for, held
+ * @copy_count: frags copied into buffers because they were not in the
+ *	area
+ * @copy_bytes: bytes of those frags
+ */
+struct io_zcrx_ifq {
+	struct io_zcrx_area		*area;
+	refcount_t			refs;
+	struct work_struct		free_work;
+
+	struct io_mapped_region		region;
+	u32				*rq_head;
+	u32				*rq_tail;
+	struct io_uring_zcrx_rqe	*rqes;
+	u32				rq_entries;
+	u32				cached_rq_head;
+	spinlock_t			rq_lock;
+
+	u32				id;
+	u32				if_rxq;
+	unsigned int			buf_shift;
+	struct net_device		*netdev;
+	struct device			*dma_dev;
+
+	atomic64_t			copy_count;
+	atomic64_t			copy_bytes;
+};
+
+#if IS_ENABLED(CONFIG_IO_URING_ZCRX)
+int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
+			 struct io_uring_zcrx_ifq_reg __user *arg);
+void io_unregister_zcrx_ifqs(struct io_ring_ctx *ctx);
+struct io_mapped_region *io_zcrx_get_region(struct io_ring_ctx *ctx,
+					    unsigned int id);
+void io_zcrx_show_fdinfo(struct seq_file *m, struct io_ring_ctx *ctx);
+int io_recvzc_prep(struct io_kiocb *req, const struct io_uring_sqe *sqe);
+int io_recvzc(struct io_kiocb *req, unsigned int issue_flags);
+#else
+static inline int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
+				       struct io_uring_zcrx_ifq_reg __user *arg)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void io_unregister_zcrx_ifqs(struct io_ring_ctx *ctx)
+{
+}
+
+static inline struct io_mapped_region *
+io_zcrx_get_region(struct io_ring_ctx *ctx, unsigned int id)
+{
+	return NULL;
+}
+
+static inline void io_zcrx_show_fdinfo(struct seq_file *m,
+				       struct io_ring_ctx *ctx)
+{
+}
+#endif
+
+/* the mmap offset of the refill ring of zcrx instance @id */
+#define IORING_OFF_ZCRX_REGION		0x30000000ULL
+#define IORING_OFF_ZCRX_SHIFT		16
+
+#endif
