@@ -334,6 +334,47 @@ int devmem_queue_get(struct devmem_nl *nl, uint32_t ifindex, uint32_t qid,
 	return ret;
 }
 
+/* rx-buf-len in an io-uring nest (0: none) */
+static uint32_t io_uring_nest_buf_len(const struct nlattr *nest)
+{
+	const struct nlattr *attr;
+
+	mnl_attr_for_each_nested(attr, nest)
+		if (mnl_attr_get_type(attr) ==
+		    UP_NETDEV_A_IO_URING_PROVIDER_INFO_RX_BUF_LEN)
+			return mnl_attr_get_u32(attr);
+	return 0;
+}
+
+static int io_uring_nest_cb(const struct nlmsghdr *nlh, void *data)
+{
+	uint32_t *want = data;	/* [0] = nest type in, [1] = rx-buf-len out */
+	const struct nlattr *attr;
+
+	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(attr) == want[0])
+			want[1] = io_uring_nest_buf_len(attr);
+	return MNL_CB_OK;
+}
+
+int devmem_queue_io_uring(struct devmem_nl *nl, uint32_t ifindex,
+			  uint32_t qid, uint32_t *buf_len)
+{
+	uint32_t want[2] = { UP_NETDEV_A_QUEUE_IO_URING, 0 };
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = genl_start(nl, buf, nl->netdev_family, UP_NETDEV_CMD_QUEUE_GET, 0);
+	mnl_attr_put_u32(nlh, UP_NETDEV_A_QUEUE_IFINDEX, ifindex);
+	mnl_attr_put_u32(nlh, UP_NETDEV_A_QUEUE_ID, qid);
+	mnl_attr_put_u32(nlh, UP_NETDEV_A_QUEUE_TYPE, UP_NETDEV_QUEUE_TYPE_RX);
+	ret = transact(nl, nlh, io_uring_nest_cb, want);
+	if (!ret)
+		*buf_len = want[1];
+	return ret;
+}
+
 int devmem_dev_get(struct devmem_nl *nl, uint32_t ifindex)
 {
 	uint32_t want[2] = { UP_NETDEV_A_DEV_IFINDEX, 0 };
@@ -391,6 +432,9 @@ static int pools_cb(const struct nlmsghdr *nlh, void *data)
 			break;
 		case UP_NETDEV_A_PAGE_POOL_DMABUF:
 			p->dmabuf = mnl_attr_get_u32(attr);
+			break;
+		case UP_NETDEV_A_PAGE_POOL_IO_URING:
+			p->io_uring_buf = io_uring_nest_buf_len(attr);
 			break;
 		}
 	}

@@ -28,10 +28,13 @@
 #define UP_NETDEV_A_PAGE_POOL_INFLIGHT_MEM 5
 #define UP_NETDEV_A_PAGE_POOL_DETACH_TIME 6
 #define UP_NETDEV_A_PAGE_POOL_DMABUF	7
+#define UP_NETDEV_A_PAGE_POOL_IO_URING	8
 #define UP_NETDEV_A_QUEUE_ID		1
 #define UP_NETDEV_A_QUEUE_IFINDEX	2
 #define UP_NETDEV_A_QUEUE_TYPE		3
 #define UP_NETDEV_A_QUEUE_DMABUF	5
+#define UP_NETDEV_A_QUEUE_IO_URING	6
+#define UP_NETDEV_A_IO_URING_PROVIDER_INFO_RX_BUF_LEN 1
 #define UP_NETDEV_A_DMABUF_IFINDEX	1
 #define UP_NETDEV_A_DMABUF_QUEUES	2
 #define UP_NETDEV_A_DMABUF_FD		3
@@ -63,6 +66,7 @@ struct devmem_pool_info {
 	uint64_t inflight_mem;
 	uint64_t detach_time;
 	uint32_t dmabuf;	/* 0: none */
+	uint32_t io_uring_buf;	/* rx-buf-len of the io-uring nest, 0: none */
 };
 
 /* All return 0 or -errno; on error nl->extack holds the kernel's message. */
@@ -96,6 +100,9 @@ int devmem_queue_get(struct devmem_nl *nl, uint32_t ifindex, uint32_t qid,
 int devmem_page_pools(struct devmem_nl *nl, struct devmem_pool_info *pools,
 		      int max);
 int devmem_dev_get(struct devmem_nl *nl, uint32_t ifindex);
+/* an RX queue's io-uring nest: its rx-buf-len in @buf_len, 0 if none */
+int devmem_queue_io_uring(struct devmem_nl *nl, uint32_t ifindex,
+			  uint32_t qid, uint32_t *buf_len);
 
 /*
  * Bindings as page-pool-get shows them: a binding lives as long as some

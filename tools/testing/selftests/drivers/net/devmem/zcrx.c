@@ -93,6 +93,25 @@ static long zcrx_copy_count(int ring_fd, unsigned int id)
 	return n;
 }
 
+/*
+ * The ring's exit closes its instances in a work item: wait up to 5 s
+ * for queue @q to lose its io-uring nest. 0 once it has.
+ */
+static int zc_wait_queue_free(struct devmem_env *env, int q)
+{
+	uint32_t buf_len = 1;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (devmem_queue_io_uring(&env->nl, env->ifindex, q, &buf_len))
+			return -1;
+		if (!buf_len)
+			return 0;
+		usleep(50000);
+	}
+	return -1;
+}
+
 struct zc_result {
 	size_t bytes;		/* received */
 	size_t bad;		/* bytes not as sent */
@@ -175,6 +194,678 @@ TEST_F(zcrx, stream_lands_in_the_host_area)
 	       res.cqes, res.rearms);
 	EXPECT_EQ(0, reap(pid));
 	close(fd);
+}
+
+/* What the netlink family shows: the queue's io-uring nest, one pool. */
+TEST_F(zcrx, netlink_shows_the_instance_on_its_queue_and_pool)
+{
+	struct devmem_pool_info pools[64];
+	uint32_t buf_len = 0;
+	int i, n, found = 0;
+
+	ASSERT_EQ(0, devmem_queue_io_uring(&self->env.nl, self->env.ifindex,
+					   ZC_QUEUE, &buf_len));
+	EXPECT_EQ(0, buf_len);
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	ASSERT_EQ(0, devmem_queue_io_uring(&self->env.nl, self->env.ifindex,
+					   ZC_QUEUE, &buf_len));
+	EXPECT_EQ(4096, buf_len);
+	ASSERT_EQ(0, devmem_queue_io_uring(&self->env.nl, self->env.ifindex,
+					   ZC_QUEUE - 1, &buf_len));
+	EXPECT_EQ(0, buf_len);
+
+	n = devmem_page_pools(&self->env.nl, pools, 64);
+	ASSERT_GT(n, 0);
+	for (i = 0; i < n; i++) {
+		if (pools[i].ifindex != (uint32_t)self->env.ifindex ||
+		    !pools[i].io_uring_buf || pools[i].detach_time)
+			continue;
+		EXPECT_EQ(4096, pools[i].io_uring_buf);
+		EXPECT_EQ(0, pools[i].dmabuf);
+		found++;
+	}
+	EXPECT_EQ(1, found);
+
+	/* the ring's exit takes the instance off the queue */
+	zr_ring_exit(&self->ring);
+	EXPECT_EQ(0, zc_wait_queue_free(&self->env, ZC_QUEUE));
+	EXPECT_EQ(0, devmem_pools_settled(&self->env.nl, 5000));
+}
+
+/* The refill ring in kernel memory, mapped through the ring fd. */
+TEST_F(zcrx, kernel_refill_ring_mapped_at_its_offset)
+{
+	struct zc_result res;
+	size_t bytes = 1 << 20;
+	void *p;
+	pid_t pid;
+	int fd;
+
+	munmap(self->z.ring_mem, self->z.ring_len);
+	self->z.ring_mem = NULL;
+	self->z.rd.user_addr = 0;
+	self->z.rd.flags = 0;
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	EXPECT_EQ(0x30000000ULL, self->z.rd.mmap_offset);
+	EXPECT_TRUE(self->z.ring_mapped);
+
+	/* larger than the region, or a region that does not exist */
+	p = mmap(NULL, self->z.ring_len + 4096, PROT_READ, MAP_SHARED,
+		 self->ring.fd, self->z.rd.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->ring.fd,
+		 0x30000000ULL + (1 << 16));
+	EXPECT_EQ(MAP_FAILED, p);
+
+	fd = devmem_env_stream(&self->env, bytes, &pid);
+	ASSERT_GE(fd, 0);
+	zc_receive(&self->ring, &self->z, fd, 0, &res);
+	EXPECT_EQ(0, res.last_res);
+	EXPECT_EQ(bytes, res.bytes);
+	EXPECT_EQ(0, res.bad);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+}
+
+/* A user-memory refill ring cannot be mapped through the ring fd. */
+TEST_F(zcrx, user_refill_ring_is_not_mappable)
+{
+	void *p;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	EXPECT_EQ(0, self->z.rd.mmap_offset);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->ring.fd,
+		 0x30000000ULL);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* len limits the request: it ends with res 0 once that much arrived. */
+TEST_F(zcrx, length_limited_request_stops_at_its_length)
+{
+	size_t bytes = 256 << 10, limit = 64 << 10;
+	struct zc_result res;
+	pid_t pid;
+	int fd;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	fd = devmem_env_stream(&self->env, bytes, &pid);
+	ASSERT_GE(fd, 0);
+	zc_receive(&self->ring, &self->z, fd, limit, &res);
+	EXPECT_EQ(0, res.last_res);
+	EXPECT_EQ(limit, res.bytes);
+	EXPECT_EQ(0, res.bad);
+
+	/* the rest is still there, from the next byte */
+	zc_receive(&self->ring, &self->z, fd, 0, &res);
+	EXPECT_EQ(0, res.last_res);
+	EXPECT_EQ(bytes - limit, res.bytes);
+	EXPECT_EQ(limit, res.bytes ? limit : 0);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+}
+
+/* Data that never went through the queue (loopback) is copied. */
+TEST_F(zcrx, loopback_data_is_copied_and_counted)
+{
+	size_t bytes = 256 << 10, off = 0;
+	struct zc_result res;
+	char buf[4096];
+	int lfd, fd;
+	pid_t pid;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	lfd = listen_on("127.0.0.1", ZC_PORT + 1);
+	ASSERT_GE(lfd, 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		struct sockaddr_in a = {
+			.sin_family = AF_INET,
+			.sin_port = htons(ZC_PORT + 1),
+			.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+		};
+		int s = socket(AF_INET, SOCK_STREAM, 0);
+
+		if (connect(s, (void *)&a, sizeof(a)))
+			_exit(2);
+		while (off < bytes) {
+			size_t i;
+
+			for (i = 0; i < sizeof(buf); i++)
+				buf[i] = pattern_at(off + i);
+			if (write(s, buf, sizeof(buf)) != sizeof(buf))
+				_exit(3);
+			off += sizeof(buf);
+		}
+		_exit(0);
+	}
+	fd = accept(lfd, NULL, NULL);
+	ASSERT_GE(fd, 0);
+	zc_receive(&self->ring, &self->z, fd, 0, &res);
+	EXPECT_EQ(0, res.last_res);
+	EXPECT_EQ(bytes, res.bytes);
+	EXPECT_EQ(0, res.bad);
+	EXPECT_GT(zcrx_copy_count(self->ring.fd, 0), 0);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+	close(lfd);
+}
+
+/* The ring exits while user space holds every buffer: all come back. */
+TEST_F(zcrx, ring_exit_with_buffers_held_leaks_nothing)
+{
+	size_t bytes = 512 << 10, got = 0;
+	struct io_uring_cqe *cqe;
+	pid_t pid;
+	int fd;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	fd = devmem_env_stream(&self->env, bytes, &pid);
+	ASSERT_GE(fd, 0);
+	zr_prep_recvzc(&self->ring, fd, self->z.reg.zcrx_id, 0, 1);
+	while (got < bytes) {
+		if (zr_submit_wait(&self->ring, 1) < 0)
+			break;
+		while ((cqe = zr_peek_cqe(&self->ring))) {
+			if (cqe->res > 0)
+				got += cqe->res;	/* never returned */
+			zr_cqe_seen(&self->ring);
+		}
+	}
+	EXPECT_EQ(bytes, got);
+	EXPECT_EQ(0, reap(pid));
+	zr_ring_exit(&self->ring);
+	close(fd);
+	EXPECT_EQ(0, zc_wait_queue_free(&self->env, ZC_QUEUE));
+	EXPECT_EQ(0, devmem_pools_settled(&self->env.nl, 5000));
+}
+
+/* A process killed mid-stream with buffers out leaks nothing. */
+TEST_F(zcrx, killed_receiver_leaks_nothing)
+{
+	uint32_t buf_len = 1;
+	int status, pipefd[2];
+	pid_t pid, rx;
+	char c;
+
+	ASSERT_EQ(0, pipe(pipefd));
+	rx = fork();
+	ASSERT_GE(rx, 0);
+	if (!rx) {
+		struct io_uring_cqe *cqe;
+		struct zr_ring r;
+		int fd;
+
+		/* the fixture's ring belongs to the parent (SINGLE_ISSUER) */
+		if (zr_ring_init(&r, 64, 0, 0) || zr_ifq_register(&r, &self->z))
+			_exit(2);
+		fd = devmem_env_stream(&self->env, 64 << 20, &pid);
+		if (fd < 0)
+			_exit(3);
+		zr_prep_recvzc(&r, fd, self->z.reg.zcrx_id, 0, 1);
+		if (zr_submit_wait(&r, 1) < 0)
+			_exit(4);
+		cqe = zr_peek_cqe(&r);
+		if (!cqe || cqe->res <= 0)
+			_exit(5);
+		/* hold it, and tell the parent */
+		if (write(pipefd[1], "x", 1) != 1)
+			_exit(6);
+		pause();
+		_exit(0);
+	}
+	close(pipefd[1]);
+	ASSERT_EQ(1, read(pipefd[0], &c, 1));
+	ASSERT_EQ(0, devmem_queue_io_uring(&self->env.nl, self->env.ifindex,
+					   ZC_QUEUE, &buf_len));
+	EXPECT_EQ(4096, buf_len);
+	kill(rx, SIGKILL);
+	ASSERT_EQ(rx, waitpid(rx, &status, 0));
+	close(pipefd[0]);
+	/* the ring goes with the process */
+	EXPECT_EQ(0, zc_wait_queue_free(&self->env, ZC_QUEUE));
+	EXPECT_EQ(0, devmem_pools_settled(&self->env.nl, 10000));
+}
+
+/* The device goes while the instance is on its queue. */
+TEST_F(zcrx, device_removed_under_the_instance)
+{
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	ASSERT_EQ(0, hdsim_del(self->env.dev_id));
+	self->env.dev_gone = true;
+	zr_ring_exit(&self->ring);
+	EXPECT_EQ(0, devmem_pools_settled(&self->env.nl, 5000));
+}
+
+/* A dmabuf area: the stream lands in the udmabuf; nothing to copy into. */
+TEST_F(zcrx, stream_lands_in_a_dmabuf_area)
+{
+	size_t bytes = 2 << 20, size = 8 << 20;
+	struct zc_result res;
+	int dmabuf, fd;
+	void *map;
+	pid_t pid;
+
+	if (access("/dev/udmabuf", F_OK))
+		SKIP(return, "no udmabuf");
+	dmabuf = udmabuf_alloc(size, NULL);
+	ASSERT_GE(dmabuf, 0);
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, dmabuf, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	munmap(self->z.area_mem, self->z.area_len);
+	self->z.area_mem = NULL;
+	self->z.area.addr = 0;
+	self->z.area.len = size;
+	self->z.area.flags = IORING_ZCRX_AREA_DMABUF;
+	self->z.area.dmabuf_fd = dmabuf;
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+
+	fd = devmem_env_stream(&self->env, bytes, &pid);
+	ASSERT_GE(fd, 0);
+	self->z.area_mem = map;
+	self->z.area_len = size;
+	zc_receive(&self->ring, &self->z, fd, 0, &res);
+	EXPECT_EQ(0, res.last_res);
+	EXPECT_EQ(bytes, res.bytes);
+	EXPECT_EQ(0, res.bad);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+	close(dmabuf);
+}
+
+/* Large buffers from hugetlb memory: rx_buf_len 16 KiB. */
+TEST_F(zcrx, large_buffers_from_huge_pages)
+{
+	size_t bytes = 2 << 20, size = 4 << 20;
+	struct zc_result res;
+	uint32_t buf_len;
+	void *area;
+	pid_t pid;
+	int fd;
+
+	if (hugepages_ensure(2))
+		SKIP(return, "no 2 MB huge pages");
+	/* shared: fork() copies pinned pages of a private mapping */
+	area = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (area == MAP_FAILED)
+		SKIP(return, "no 2 MB huge pages");
+	munmap(self->z.area_mem, self->z.area_len);
+	self->z.area_mem = area;
+	self->z.area_len = size;
+	self->z.area.addr = (uintptr_t)area;
+	self->z.area.len = size;
+	self->z.reg.rx_buf_len = 16384;
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	EXPECT_EQ(16384, self->z.reg.rx_buf_len);
+	ASSERT_EQ(0, devmem_queue_io_uring(&self->env.nl, self->env.ifindex,
+					   ZC_QUEUE, &buf_len));
+	EXPECT_EQ(16384, buf_len);
+
+	fd = devmem_env_stream(&self->env, bytes, &pid);
+	ASSERT_GE(fd, 0);
+	zc_receive(&self->ring, &self->z, fd, 0, &res);
+	EXPECT_EQ(0, res.last_res);
+	EXPECT_EQ(bytes, res.bytes);
+	EXPECT_EQ(0, res.bad);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+}
+
+/* Large buffers need memory whose DMA segments hold whole buffers. */
+TEST_F(zcrx, large_buffers_in_scattered_pages_get_erange)
+{
+	self->z.reg.rx_buf_len = 16384;
+	EXPECT_EQ(-ERANGE, zr_ifq_register(&self->ring, &self->z));
+	EXPECT_EQ(0, devmem_pools_settled(&self->env.nl, 5000));
+}
+
+/* A second instance on the same queue, and one on another queue. */
+TEST_F(zcrx, one_instance_per_queue)
+{
+	struct zr_ifq z2;
+	uint32_t buf_len;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	ASSERT_EQ(0, zr_ifq_prepare(&z2, self->env.ifindex, ZC_QUEUE,
+				    1 << 20, 64));
+	EXPECT_EQ(-EEXIST, zr_ifq_register(&self->ring, &z2));
+	z2.reg.if_rxq = ZC_QUEUE - 1;
+	EXPECT_EQ(0, zr_ifq_register(&self->ring, &z2));
+	EXPECT_EQ(1, z2.reg.zcrx_id);
+	ASSERT_EQ(0, devmem_queue_io_uring(&self->env.nl, self->env.ifindex,
+					   ZC_QUEUE - 1, &buf_len));
+	EXPECT_EQ(4096, buf_len);
+	zr_ring_exit(&self->ring);
+	zr_ifq_free(&z2);
+}
+
+/* devmem and zcrx do not share a queue, either way round. */
+TEST_F(zcrx, devmem_and_zcrx_exclude_each_other)
+{
+	uint32_t id;
+	int dmabuf;
+
+	if (access("/dev/udmabuf", F_OK))
+		SKIP(return, "no udmabuf");
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	dmabuf = udmabuf_alloc(1 << 20, NULL);
+	ASSERT_GE(dmabuf, 0);
+	EXPECT_EQ(-EEXIST, devmem_bind_rx_range(&self->env.nl,
+						self->env.ifindex, dmabuf,
+						ZC_QUEUE, 1, &id));
+	EXPECT_STREQ("designated queue already memory provider bound",
+		     self->env.nl.extack);
+	zr_ring_exit(&self->ring);
+	ASSERT_EQ(0, zc_wait_queue_free(&self->env, ZC_QUEUE));
+
+	ASSERT_EQ(0, zr_ring_init(&self->ring, 64, 0, 0));
+	ASSERT_EQ(0, devmem_bind_rx_range(&self->env.nl, self->env.ifindex,
+					  dmabuf, ZC_QUEUE, 1, &id));
+	EXPECT_EQ(-EEXIST, zr_ifq_register(&self->ring, &self->z));
+	close(dmabuf);
+}
+
+/* A plain read of a socket holding zcrx buffers gets EFAULT. */
+TEST_F(zcrx, plain_reader_gets_efault)
+{
+	char buf[4096];
+	pid_t pid;
+	int fd;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	fd = devmem_env_stream(&self->env, 64 << 10, &pid);
+	ASSERT_GE(fd, 0);
+	wait_inq(fd, 1);
+	EXPECT_EQ(-1, recv(fd, buf, sizeof(buf), 0));
+	EXPECT_EQ(EFAULT, errno);
+	kill(pid, SIGKILL);
+	reap(pid);
+	close(fd);
+}
+
+/* The probe: the placeholders are unsupported, RECV_ZC is there. */
+TEST_F(zcrx, probe_reports_placeholders_unsupported)
+{
+	struct {
+		struct io_uring_probe p;
+		struct io_uring_probe_op ops[64];
+	} pr = {};
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	int op;
+
+	ASSERT_EQ(0, zr_register(&self->ring, IORING_REGISTER_PROBE, &pr, 64));
+	EXPECT_EQ(IORING_OP_RECV_ZC, pr.p.last_op);
+	EXPECT_EQ(58, IORING_OP_RECV_ZC);
+	for (op = IORING_OP_READ_MULTISHOT; op <= IORING_OP_LISTEN; op++)
+		EXPECT_EQ(0, pr.ops[op].flags & IO_URING_OP_SUPPORTED);
+	EXPECT_NE(0, pr.ops[IORING_OP_RECV_ZC].flags & IO_URING_OP_SUPPORTED);
+	EXPECT_NE(0, pr.ops[IORING_OP_SENDMSG_ZC].flags &
+		  IO_URING_OP_SUPPORTED);
+
+	/* and a placeholder fails with EOPNOTSUPP */
+	sqe = zr_get_sqe(&self->ring);
+	ASSERT_NE(NULL, sqe);
+	sqe->opcode = IORING_OP_WAITID;
+	ASSERT_EQ(1, zr_submit_wait(&self->ring, 1));
+	cqe = zr_peek_cqe(&self->ring);
+	ASSERT_NE(NULL, cqe);
+	EXPECT_EQ(-EOPNOTSUPP, cqe->res);
+	zr_cqe_seen(&self->ring);
+}
+
+/* What RECV_ZC refuses, each in its own CQE. */
+TEST_F(zcrx, recv_zc_rejects_bad_requests)
+{
+	int pipefd[2], udp, tcp_fd;
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	pid_t pid;
+	const struct {
+		const char *what;
+		int field;	/* 0 addr, 1 off, 2 addr3, 3 msg_flags, 4 ioprio,
+				 * 5 ifq idx, 6 buffer select, 7 pipe, 8 udp
+				 */
+		int err;
+	} cases[] = {
+		{ "addr", 0, -EINVAL },
+		{ "off", 1, -EINVAL },
+		{ "addr3", 2, -EINVAL },
+		{ "msg_flags", 3, -EINVAL },
+		{ "no multishot", 4, -EINVAL },
+		{ "unknown ifq", 5, -EINVAL },
+		{ "buffer select", 6, -EOPNOTSUPP },
+		{ "a pipe", 7, -ENOTSOCK },
+		{ "a UDP socket", 8, -EPROTONOSUPPORT },
+	};
+	unsigned int i;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	ASSERT_EQ(0, pipe(pipefd));
+	udp = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_GE(udp, 0);
+	tcp_fd = devmem_env_stream(&self->env, 4096, &pid);
+	ASSERT_GE(tcp_fd, 0);
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		zr_prep_recvzc(&self->ring, tcp_fd, 0, 0, 100 + i);
+		sqe = &self->ring.sqes[(*self->ring.sq_tail - 1) &
+				       *self->ring.sq_mask];
+		switch (cases[i].field) {
+		case 0: sqe->addr = 1; break;
+		case 1: sqe->off = 1; break;
+		case 2: sqe->addr3 = 1; break;
+		case 3: sqe->msg_flags = MSG_WAITALL; break;
+		case 4: sqe->ioprio = 0; break;
+		case 5: sqe->zcrx_ifq_idx = 5; break;
+		case 6: sqe->flags |= IOSQE_BUFFER_SELECT; break;
+		case 7: sqe->fd = pipefd[0]; break;
+		case 8: sqe->fd = udp; break;
+		}
+		ASSERT_EQ(1, zr_submit_wait(&self->ring, 1));
+		cqe = zr_peek_cqe(&self->ring);
+		ASSERT_NE(NULL, cqe);
+		EXPECT_EQ(100 + i, cqe->user_data);
+		EXPECT_EQ(0, cqe->flags & IORING_CQE_F_MORE);
+		if (cqe->res != cases[i].err)
+			TH_LOG("%s: %d, want %d", cases[i].what, cqe->res,
+			       cases[i].err);
+		EXPECT_EQ(cases[i].err, cqe->res);
+		zr_cqe_seen(&self->ring);
+	}
+	close(pipefd[0]);
+	close(pipefd[1]);
+	close(udp);
+	EXPECT_EQ(0, reap(pid));
+	close(tcp_fd);
+}
+
+/* The ring a registration needs. */
+TEST_F(zcrx, registration_needs_defer_taskrun_and_cqe32)
+{
+	struct zr_ring r;
+
+	ASSERT_EQ(0, zr_ring_init_raw(&r, 8, 0, IORING_SETUP_CQE32));
+	EXPECT_EQ(-EINVAL, zr_ifq_register(&r, &self->z));
+	zr_ring_exit(&r);
+	ASSERT_EQ(0, zr_ring_init_raw(&r, 8, 0, IORING_SETUP_SINGLE_ISSUER |
+				       IORING_SETUP_DEFER_TASKRUN));
+	EXPECT_EQ(-EINVAL, zr_ifq_register(&r, &self->z));
+	zr_ring_exit(&r);
+	EXPECT_EQ(-EINVAL, zr_register(&self->ring, IORING_REGISTER_ZCRX_IFQ,
+				       &self->z.reg, 0));
+	EXPECT_EQ(-EINVAL, zr_register(&self->ring, IORING_REGISTER_ZCRX_IFQ,
+				       NULL, 1));
+	/* the commands upstream numbered around it are not here */
+	EXPECT_EQ(-EINVAL, zr_register(&self->ring, 33, NULL, 0));
+	EXPECT_EQ(-EINVAL, zr_register(&self->ring, 36, NULL, 0));
+}
+
+TEST_F(zcrx, registration_needs_cap_net_admin)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		struct zr_ring r;
+
+		if (setresuid(65534, 65534, 65534))
+			_exit(2);
+		if (zr_ring_init(&r, 8, 0, 0))
+			_exit(3);
+		_exit(zr_ifq_register(&r, &self->z) == -EPERM ? 0 : 4);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/* rq_entries: rounded up to a power of two; above 32768 only with CLAMP */
+TEST_F(zcrx, refill_ring_size_rounding_and_clamp)
+{
+	struct zr_ring r;
+
+	self->z.reg.rq_entries = 100;
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	EXPECT_EQ(128, self->z.reg.rq_entries);
+	EXPECT_EQ(0, self->z.reg.offsets.head);
+	EXPECT_EQ(4, self->z.reg.offsets.tail);
+	EXPECT_EQ(64, self->z.reg.offsets.rqes);
+	zr_ring_exit(&self->ring);
+	zr_ifq_free(&self->z);
+	ASSERT_EQ(0, zc_wait_queue_free(&self->env, ZC_QUEUE));
+
+	ASSERT_EQ(0, zr_ifq_prepare(&self->z, self->env.ifindex, ZC_QUEUE,
+				    AREA_SIZE, 65536));
+	ASSERT_EQ(0, zr_ring_init(&self->ring, 64, 0, 0));
+	EXPECT_EQ(-EINVAL, zr_ifq_register(&self->ring, &self->z));
+	ASSERT_EQ(0, zr_ring_init(&r, 8, 0, IORING_SETUP_CLAMP));
+	EXPECT_EQ(0, zr_ifq_register(&r, &self->z));
+	EXPECT_EQ(32768, self->z.reg.rq_entries);
+	zr_ring_exit(&r);
+}
+
+/* Every field of a registration upstream checks, in its order. */
+TEST_F(zcrx, registration_rejects_bad_input)
+{
+	const struct {
+		const char *what;
+		int err;
+	} cases[] = {
+		{ "reserved word", -EINVAL },
+		{ "zcrx_id set", -EINVAL },
+		{ "IMPORT flag", -EINVAL },
+		{ "NODEV flag", -EINVAL },
+		{ "region pointer", -EFAULT },
+		{ "queue ~0", -EINVAL },
+		{ "no refill entries", -EINVAL },
+		{ "area pointer", -EFAULT },
+		{ "rx_buf_len not a power of two", -EINVAL },
+		{ "rx_buf_len below a page", -EINVAL },
+		{ "region reserved word", -EINVAL },
+		{ "region flag", -EINVAL },
+		{ "TYPE_USER without an address", -EFAULT },
+		{ "an address without TYPE_USER", -EFAULT },
+		{ "region id", -EINVAL },
+		{ "region mmap_offset", -EINVAL },
+		{ "region too small", -EINVAL },
+		{ "region not page aligned", -EINVAL },
+		{ "no such device", -ENODEV },
+		{ "no such queue", -ERANGE },
+		{ "area flag", -EINVAL },
+		{ "area token", -EINVAL },
+		{ "area reserved word", -EINVAL },
+		{ "area length 0", -EFAULT },
+		{ "area length not page aligned", -EINVAL },
+		{ "area address not page aligned", -EINVAL },
+		{ "area above 1 TiB", -EINVAL },
+		{ "area wraps around", -EOVERFLOW },
+		{ "host area with a dmabuf fd", -EINVAL },
+		{ "host area at address 0", -EFAULT },
+		{ "dmabuf area with an address", -EINVAL },
+		{ "dmabuf area, closed fd", -EBADF },
+		{ "read-only area", -EFAULT },
+		{ "header split off", -EINVAL },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct zr_ifq z = self->z;
+		uint32_t buf_len = 1;
+		int ret;
+
+		z.reg.area_ptr = (uintptr_t)&z.area;
+		z.reg.region_ptr = (uintptr_t)&z.rd;
+		switch (i) {
+		case 0: z.reg.__resv[2] = 1; break;
+		case 1: z.reg.zcrx_id = 1; break;
+		case 2: z.reg.flags = 1; break;
+		case 3: z.reg.flags = 2; break;
+		case 4: z.reg.region_ptr = 8; break;
+		case 5: z.reg.if_rxq = ~0U; break;
+		case 6: z.reg.rq_entries = 0; break;
+		case 7: z.reg.area_ptr = 8; break;
+		case 8: z.reg.rx_buf_len = 4097; break;
+		case 9: z.reg.rx_buf_len = 2048; break;
+		case 10: z.rd.__resv[3] = 1; break;
+		case 11: z.rd.flags = 2 | IORING_MEM_REGION_TYPE_USER; break;
+		case 12: z.rd.user_addr = 0; break;
+		case 13: z.rd.flags = 0; break;
+		case 14: z.rd.id = 1; break;
+		case 15: z.rd.mmap_offset = 4096; break;
+		case 16: z.rd.size = 4096; break;
+		case 17: z.rd.user_addr += 8; break;
+		case 18: z.reg.if_idx = 0x7ffffff0; break;
+		case 19: z.reg.if_rxq = 64; break;
+		case 20: z.area.flags = 4; break;
+		case 21: z.area.rq_area_token = 1; break;
+		case 22: z.area.__resv2[1] = 1; break;
+		case 23: z.area.len = 0; break;
+		case 24: z.area.len = 3 * 4096 + 1; break;
+		case 25: z.area.addr += 1; break;
+		case 26: z.area.len = 1ULL << 41; break;
+		case 27: z.area.addr = ~0ULL & ~4095ULL; z.area.len = 8192; break;
+		case 28: z.area.dmabuf_fd = 3; break;
+		case 29: z.area.addr = 0; break;
+		case 30: z.area.flags = IORING_ZCRX_AREA_DMABUF; break;
+		case 31:
+			z.area.flags = IORING_ZCRX_AREA_DMABUF;
+			z.area.addr = 0;
+			z.area.dmabuf_fd = 100000;
+			break;
+		case 32:
+			ASSERT_EQ(0, mprotect(z.area_mem, z.area_len,
+					      PROT_READ));
+			break;
+		case 33:
+			ASSERT_EQ(0, ethtool_set_hds(&self->env.nl,
+						     self->env.ifindex,
+						     false));
+			break;
+		}
+		ret = zr_register(&self->ring, IORING_REGISTER_ZCRX_IFQ,
+				  &z.reg, 1);
+		if (ret != cases[i].err)
+			TH_LOG("%s: %d, want %d", cases[i].what, ret,
+			       cases[i].err);
+		EXPECT_EQ(cases[i].err, ret);
+		if (i == 32)
+			mprotect(z.area_mem, z.area_len,
+				 PROT_READ | PROT_WRITE);
+		if (i == 33)
+			ASSERT_EQ(0, ethtool_set_hds(&self->env.nl,
+						     self->env.ifindex, true));
+		ASSERT_EQ(0, devmem_queue_io_uring(&self->env.nl,
+						   self->env.ifindex,
+						   ZC_QUEUE, &buf_len));
+		EXPECT_EQ(0, buf_len);
+	}
+	/* and the registration itself still works */
+	EXPECT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	EXPECT_EQ(0, self->z.reg.zcrx_id);
 }
 
 TEST_HARNESS_MAIN

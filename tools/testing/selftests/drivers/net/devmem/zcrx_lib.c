@@ -156,8 +156,9 @@ int zr_ifq_prepare(struct zr_ifq *z, int ifindex, int rxq, size_t area_len,
 {
 	memset(z, 0, sizeof(*z));
 	z->area_len = area_len;
+	/* shared: fork() would copy pinned pages of a private mapping */
 	z->area_mem = mmap(NULL, area_len, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (z->area_mem == MAP_FAILED) {
 		z->area_mem = NULL;
 		return -errno;
