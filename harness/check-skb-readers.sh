@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 DOC=$REPO/Documentation/networking/devmem-skb-readers.rst
-DIRS="net drivers include kernel security crypto fs lib block sound"
+DIRS="net drivers include kernel security crypto fs lib block sound io_uring"
 [ -d "$SRC/net" ] || die "no patched tree in $SRC (make tree)"
 
 # the readers are the ones the document lists, in its "What is classified"

@@ -271,6 +271,7 @@ static int io_zcrx_create_area(struct io_ring_ctx *ctx,
 	area->ifq = ifq;
 	area->is_dmabuf = reg->flags & IORING_ZCRX_AREA_DMABUF;
 	area->nia.shift = ifq->buf_shift;
+	area->nia.type = NET_IOV_IOURING;
 	nr = reg->len >> ifq->buf_shift;
 	area->nia.num_niovs = nr;
 	spin_lock_init(&area->freelist_lock);

@@ -18,6 +18,12 @@
 
 struct page_pool;
 
+/* Who owns a net_iov_area: tells devmem's net_iovs from zcrx buffers. */
+enum net_iov_type {
+	NET_IOV_DMABUF,		/* a devmem dmabuf binding */
+	NET_IOV_IOURING,	/* an io_uring zero-copy receive area */
+};
+
 /**
  * struct net_iov_area - a run of net_iovs owned by one memory provider
  * @niovs: the net_iovs, one per 1 << @shift bytes
@@ -25,6 +31,8 @@ struct page_pool;
  * @id: user-visible id of the owner (devmem: the dmabuf binding id)
  * @shift: log2 of the size of every net_iov of the area, at least
  *	PAGE_SHIFT
+ * @type: the owner's kind: only a devmem binding's net_iovs become
+ *	socket tokens
  *
  * net_iov number i of the area sits at byte offset i << @shift from the
  * start of the provider's memory (for devmem: from the start of the
@@ -35,6 +43,7 @@ struct net_iov_area {
 	size_t num_niovs;
 	u32 id;
 	unsigned int shift;
+	enum net_iov_type type;
 };
 
 /**

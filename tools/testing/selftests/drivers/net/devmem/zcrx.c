@@ -585,6 +585,39 @@ TEST_F(zcrx, plain_reader_gets_efault)
 	close(fd);
 }
 
+/* recvmsg(MSG_SOCK_DEVMEM) never makes a devmem token of a zcrx buffer */
+TEST_F(zcrx, devmem_reader_gets_no_token_for_a_zcrx_buffer)
+{
+	struct iovec iov;
+	char ctrl[4096], buf[4096];
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctrl,
+		.msg_controllen = sizeof(ctrl),
+	};
+	struct zc_result res;
+	size_t bytes = 64 << 10;
+	pid_t pid;
+	int fd;
+
+	iov.iov_base = buf;
+	iov.iov_len = sizeof(buf);
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	fd = devmem_env_stream(&self->env, bytes, &pid);
+	ASSERT_GE(fd, 0);
+	wait_inq(fd, 1);
+	EXPECT_EQ(-1, recvmsg(fd, &msg, MSG_SOCK_DEVMEM));
+	EXPECT_EQ(ENODEV, errno);
+	/* nothing was consumed: RECV_ZC gets the whole stream */
+	zc_receive(&self->ring, &self->z, fd, 0, &res);
+	EXPECT_EQ(0, res.last_res);
+	EXPECT_EQ(bytes, res.bytes);
+	EXPECT_EQ(0, res.bad);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+}
+
 /* The probe: the placeholders are unsupported, RECV_ZC is there. */
 TEST_F(zcrx, probe_reports_placeholders_unsupported)
 {
