@@ -270,14 +270,17 @@ if rows:
     u = [r for r in rows if r['mode'] == 'uring']
     if u:
         print()
-        print("recvmsg(2) vs io_uring (ncdevmem --uring: one multishot IORING_OP_RECVMSG, 64 provided buffers),")
-        print("MTU 1500, same runs; syscalls per GiB: receive (recvmsg or io_uring_enter) + DONTNEED setsockopt")
+        print("recvmsg(2) vs io_uring (ncdevmem --uring: one multishot IORING_OP_RECVMSG, 64 provided buffers)")
+        print("vs io_uring zero-copy receive (ncdevmem --zcrx: RECV_ZC, buffers back through the refill ring),")
+        print("MTU 1500, same runs; syscalls per GiB: receive (recvmsg or io_uring_enter) + DONTNEED setsockopt;")
+        print("cmsgs: devmem cmsgs, or zcrx CQEs; copied: payload bytes the CPU copied per GiB")
         print(f"{'net_iov':>8} {'packing':>8} {'path':>9} {'receive':>8} {'DONTNEED':>9} {'cmsgs':>8}"
-              f" {'cpu s':>7} {'ratio':>6} {'MB/s':>7}")
+              f" {'copied':>8} {'cpu s':>7} {'ratio':>6} {'MB/s':>7}")
         c = [r for r in rows if r['mode'] == 'copy' and int(r['mtu']) == 1500]
         cc = m(c, lambda r: float(r['cpu_s']) / gib(r))
         for size, pack in ((4096, 'off'), (65536, 'on')):
-            for mode, name in (('devmem', 'recvmsg'), ('uring', 'io_uring')):
+            for mode, name in (('devmem', 'recvmsg'), ('uring', 'io_uring'),
+                               ('zcrx', 'zcrx')):
                 d = [r for r in rows if r['mode'] == mode and int(r['mtu']) == 1500 and
                      int(r['rx_page_size']) == size and r['packing'] == pack]
                 if not d:
@@ -287,8 +290,17 @@ if rows:
                       f" {m(d, lambda r: int(r['recv_calls']) / gib(r)):>8.0f}"
                       f" {m(d, lambda r: int(r['dontneed_calls']) / gib(r)):>9.0f}"
                       f" {m(d, lambda r: int(r['frags']) / gib(r)):>8.0f}"
+                      f" {m(d, lambda r: int(r['cpu_copied_bytes']) / gib(r)):>8.0f}"
                       f" {dc:>7.2f} {dc / cc:>6.2f}"
                       f" {m(d, lambda r: int(r['bytes']) / 1e6 / float(r['time_s'])):>7.1f}")
+        z = {s: [r for r in rows if r['mode'] == mo and int(r['mtu']) == 1500 and
+                 int(r['rx_page_size']) == 65536 and r['packing'] == 'on']
+             for s, mo in (('zcrx', 'zcrx'), ('recvmsg', 'devmem'))}
+        if z['zcrx'] and z['recvmsg']:
+            ratio = (m(z['zcrx'], lambda r: float(r['cpu_s']) / gib(r)) /
+                     m(z['recvmsg'], lambda r: float(r['cpu_s']) / gib(r)))
+            print(f"zcrx receiver cpu / recvmsg devmem at 64 KiB, packing on: {ratio:.2f}"
+                  f" (goal <= 0.70: {'met' if ratio <= 0.7 else 'missed'})")
 sc = list(csv.DictReader(open(sys.argv[3])))
 print()
 print("many connections at once (64 KiB net_iovs, packing on, MTU 1500, 64 MiB split evenly, 1 MiB reads,")

@@ -7,7 +7,9 @@
 # DEMO_NIC=e1000e: on QEMU's e1000e instead of hdsim
 # DEMO_MEM=p2p: into a PCI BAR behind a PCIe switch (p2pbuf), received
 # by the e1000e port under the same switch (harness/vm.sh, VM_P2P=1)
+# DEMO_RX=zcrx: received through io_uring zero-copy receive
 DEMO_NIC=${DEMO_NIC:-hdsim}
+DEMO_RX=${DEMO_RX:-recvmsg}
 DEMO_MIB=${DEMO_MIB:-256}
 DEMO_MEM=${DEMO_MEM:-udmabuf}
 if [ "$DEMO_MEM" = p2p ]; then
@@ -15,10 +17,10 @@ if [ "$DEMO_MEM" = p2p ]; then
 	export VM_P2P=1
 fi
 mkdir -p "$LOGS"
-say "booting $(cat "$OBJ/include/config/kernel.release") in QEMU for the demo on $DEMO_NIC into $DEMO_MEM ($DEMO_MIB MiB stream; under TCG this takes a few minutes)"
+say "booting $(cat "$OBJ/include/config/kernel.release") in QEMU for the demo on $DEMO_NIC into $DEMO_MEM through $DEMO_RX ($DEMO_MIB MiB stream; under TCG this takes a few minutes)"
 set +e
 timeout --kill-after=15 "${VM_TIMEOUT:-1800}" "$REPO/harness/vm.sh" --exec \
-	"env DEMO_NIC=$DEMO_NIC DEMO_MEM=$DEMO_MEM $REPO/harness/guest-demo.sh $KST $DEMO_MIB" > "$LOGS/demo-console.log" 2>&1
+	"env DEMO_NIC=$DEMO_NIC DEMO_MEM=$DEMO_MEM DEMO_RX=$DEMO_RX $REPO/harness/guest-demo.sh $KST $DEMO_MIB" > "$LOGS/demo-console.log" 2>&1
 set -e
 # the guest's own output, without the kernel console
 sed -n '/^--- \(creating\|two e1000e\|device memory\)/,/^DEMO \(PASSED\|FAILED\)/p' "$LOGS/demo-console.log"

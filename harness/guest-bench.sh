@@ -83,6 +83,7 @@ rx()
 		args="-f $IF --stats --dontneed-batch $batch"
 		[ "$RXPS" != 0 ] && args="$args -b $RXPS"
 		[ "$mode" = uring ] && args="$args --uring"
+		[ "$mode" = zcrx ] && args="$args --zcrx"
 	else
 		args="--copy"
 	fi
@@ -93,7 +94,7 @@ rx()
 	# kernel's tracepoints, through devmemstat (its BPF programs run in
 	# the receiver's context: their cost is in the receiver's CPU time)
 	local spid=
-	if [ "$mode" != copy ]; then
+	if [ "$mode" = devmem ] || [ "$mode" = uring ]; then
 		"$STAT" -q > /tmp/stat.out 2>&1 &
 		spid=$!
 		wait_line /tmp/stat.out "^devmemstat: watching" || return 1
@@ -139,12 +140,18 @@ rx()
 	# syscalls that moved the stream, cmsgs, and payload bytes the CPU
 	# copied: devmemstat's count for devmem, every byte for recv()
 	local rcalls frags copied
-	if [ "$mode" = uring ]; then
+	if [ "$mode" = uring ] || [ "$mode" = zcrx ]; then
 		rcalls=$(rx_field '^stats: io_uring_enter calls \([0-9]*\),.*')
 	elif [ "$mode" = devmem ]; then
 		rcalls=$(rx_field '^stats: recvmsg calls \([0-9]*\),.*')
 	fi
-	if [ "$mode" != copy ]; then
+	if [ "$mode" = zcrx ]; then
+		# zcrx: the kernel's own counts, from the ring's fdinfo; no
+		# DONTNEED, buffers go back through the refill ring
+		frags=$(rx_field '^stats: kernel: \([0-9]*\) frags.*')
+		copied=$(rx_field '^stats: kernel: .* \([0-9]*\) payload bytes copied.*')
+		calls=0
+	elif [ "$mode" != copy ]; then
 		frags=$(rx_field '^stats: kernel: \([0-9]*\) frags.*')
 		copied=$(sed -n 's/^summary: .* \([0-9]*\) payload bytes copied by the CPU.*/\1/p' /tmp/stat.out)
 		[ -n "$copied" ] || { echo "no devmemstat summary:"; cat /tmp/stat.out; return 1; }
@@ -276,6 +283,11 @@ if [ "$NIC" = large ]; then
 			rx uring 1048576 $rep 1024 || exit 1
 			RXPS=65536 PACK=on
 			rx uring 1048576 $rep 1024 || exit 1
+			# and through io_uring zero-copy receive
+			RXPS=4096 PACK=off
+			rx zcrx 1048576 $rep 1024 || exit 1
+			RXPS=65536 PACK=on
+			rx zcrx 1048576 $rep 1024 || exit 1
 		done
 	done
 	ip link set "$IF" mtu 1500 && ip -n $NS link set "$PEER" mtu 1500 &&

@@ -5,6 +5,8 @@
 # is bound to a udmabuf; every byte is validated from the dmabuf.
 # DEMO_NIC=e1000e: the same on the VM's e1000e pair, a real driver on
 # QEMU's 82574L model (one Rx queue, bound whole, no steering).
+# DEMO_RX=zcrx: received through io_uring zero-copy receive (RECV_ZC,
+# buffers back through the refill ring) instead of recvmsg(2).
 # usage: guest-demo.sh <kselftest dir> <MiB>
 KST=$1
 MIB=${2:-256}
@@ -15,6 +17,7 @@ ID=7
 PORT=5201
 NIC=${DEMO_NIC:-hdsim}
 MEM=${DEMO_MEM:-udmabuf}
+RXMODE=${DEMO_RX:-recvmsg}
 TRACE=/sys/kernel/tracing
 export PATH=$PATH:/usr/sbin:/sbin
 . "$KST/drivers/net/lib/hdsim_env.sh"
@@ -58,6 +61,10 @@ else
 	COUNTERS='rx3_(packets|hds_packets|hds_payload_bytes|devmem_payload_bytes|alloc_fail)'
 	SETUP="tcp-data-split on, flow rule to queue 3, RSS on 0-2, 64 MiB udmabuf bound to queue 3"
 fi
+if [ "$RXMODE" = zcrx ]; then
+	MEMARGS="${MEMARGS:-} --zcrx"
+	SETUP="$SETUP; received with io_uring zero-copy receive on that queue instead of a binding"
+fi
 echo "receiver: $IF (192.0.2.1)   sender: $PEER in netns $NS (192.0.2.2)"
 
 step "sender data: $MIB MiB of upstream's validation pattern (1..6, \\n)"
@@ -77,7 +84,7 @@ step "ncdevmem: $SETUP"
 	> /tmp/demo.out 2> /tmp/demo.log &
 RX=$!
 wait_line /tmp/demo.log "^listening" || fail "ncdevmem: $(cat /tmp/demo.log)"
-grep "^bound" /tmp/demo.log
+grep "^bound\|^io_uring zero-copy" /tmp/demo.log
 "$BIN" -f "$IF" --show-queues | sed 's/^/  /'
 
 step "streaming $MIB MiB with socat (stock sender)"
@@ -107,13 +114,26 @@ GOT=$(sed -n 's/^sha256 //p' /tmp/demo.out)
 TOTAL=$((MIB << 20))
 DEV=$(sed -n 's/^received [0-9]* bytes: \([0-9]*\) in device memory.*/\1/p' /tmp/demo.out)
 LIN=$(sed -n 's/.* frags), \([0-9]*\) linear.*/\1/p' /tmp/demo.out)
-# the kernel's own account (its devmem tracepoints, read by devmemstat)
-KCOPY=$(sed -n 's/^summary: .* \([0-9]*\) payload bytes copied by the CPU.*/\1/p' /tmp/demo.stat)
-KOUT=$(sed -n 's/^summary: .* \([0-9]*\) tokens outstanding.*/\1/p' /tmp/demo.stat)
-KUSE=$(sed -n 's/^summary: binding [0-9]*: .* releases, \([0-9]*\) in use$/\1/p' /tmp/demo.stat | sort -u)
-echo "payload bytes in device memory: $DEV of $TOTAL"
-echo "payload bytes the CPU copied:   $LIN (ncdevmem's cmsgs), ${KCOPY:-?} (the kernel's tracepoints, devmemstat)"
-echo "tokens outstanding after exit:  ${KOUT:-?}; binding net_iovs in use after unbind: ${KUSE:-?}"
+if [ "$RXMODE" = zcrx ]; then
+	# no binding, no token: the kernel's account is the ring's fdinfo
+	# (ncdevmem's "stats: kernel:"), and the queue's io-uring nest must
+	# be gone
+	KCOPY=$(sed -n 's/^stats: kernel: .* \([0-9]*\) payload bytes copied.*/\1/p' /tmp/demo.out)
+	KOUT=0
+	KUSE=$("$BIN" -f "$IF" --show-queues | grep -c "io_uring zero-copy")
+	echo "payload bytes in the area:      $DEV of $TOTAL"
+	echo "payload bytes the CPU copied:   ${KCOPY:-?} (the kernel's count, the ring's fdinfo)"
+	echo "queues still on io_uring after exit: $KUSE"
+	sed -n 's/^stats: io_uring_enter/io_uring_enter/p' /tmp/demo.out
+else
+	# the kernel's own account (its devmem tracepoints, read by devmemstat)
+	KCOPY=$(sed -n 's/^summary: .* \([0-9]*\) payload bytes copied by the CPU.*/\1/p' /tmp/demo.stat)
+	KOUT=$(sed -n 's/^summary: .* \([0-9]*\) tokens outstanding.*/\1/p' /tmp/demo.stat)
+	KUSE=$(sed -n 's/^summary: binding [0-9]*: .* releases, \([0-9]*\) in use$/\1/p' /tmp/demo.stat | sort -u)
+	echo "payload bytes in device memory: $DEV of $TOTAL"
+	echo "payload bytes the CPU copied:   $LIN (ncdevmem's cmsgs), ${KCOPY:-?} (the kernel's tracepoints, devmemstat)"
+	echo "tokens outstanding after exit:  ${KOUT:-?}; binding net_iovs in use after unbind: ${KUSE:-?}"
+fi
 if [ "$MEM" = p2p ]; then
 	echo 0 > $TRACE/events/devmem/devmem_niov_alloc/enable
 	sed -n 's/.*devmem_niov_alloc:.* dma=\(0x[0-9a-f]*\).*/\1/p' $TRACE/trace > /tmp/demo.dma

@@ -633,10 +633,12 @@ void io_zcrx_show_fdinfo(struct seq_file *m, struct io_ring_ctx *ctx)
 	unsigned long id;
 
 	xa_for_each(&ctx->zcrx_ctxs, id, ifq)
-		seq_printf(m, "Zcrx%lu:\tqueue %u buf_len %u copy_count %lld copy_bytes %lld\n",
+		seq_printf(m, "Zcrx%lu:\tqueue %u buf_len %u zc_bytes %lld copy_count %lld copy_bytes %lld head_bytes %lld\n",
 			   id, ifq->if_rxq, 1U << ifq->buf_shift,
+			   (long long)atomic64_read(&ifq->zc_bytes),
 			   (long long)atomic64_read(&ifq->copy_count),
-			   (long long)atomic64_read(&ifq->copy_bytes));
+			   (long long)atomic64_read(&ifq->copy_bytes),
+			   (long long)atomic64_read(&ifq->head_bytes));
 }
 
 /* ---- the memory provider ---- */
@@ -831,6 +833,7 @@ static int io_zcrx_recv_niov(struct io_zcrx_args *args, const skb_frag_t *frag,
 		return -ENOSPC;
 	atomic_inc(&ifq->area->user_refs[net_iov_idx(niov)]);
 	atomic_long_inc(&niov->pp_ref_count);
+	atomic64_add(len, &ifq->zc_bytes);
 	return len;
 }
 
@@ -931,6 +934,7 @@ static int io_zcrx_recv_one(struct io_zcrx_args *args, struct sk_buff *skb,
 		ret = io_zcrx_copy(args, NULL, skb->data + offset, 0, n);
 		if (ret <= 0)
 			goto out;
+		atomic64_add(ret, &args->ifq->head_bytes);
 		done += ret;
 		if (ret < n)
 			goto out;

@@ -77,9 +77,11 @@ struct io_zcrx_area {
  * @netdev: the device, held, until the ring closes the queue or the
  *	device unregisters (RTNL)
  * @dma_dev: the device the area is mapped for, held
+ * @zc_bytes: bytes handed to user space where the NIC wrote them
  * @copy_count: frags copied into buffers because they were not in the
  *	area
  * @copy_bytes: bytes of those frags
+ * @head_bytes: bytes copied from skb heads (linear parts)
  */
 struct io_zcrx_ifq {
 	struct io_zcrx_area		*area;
@@ -100,8 +102,10 @@ struct io_zcrx_ifq {
 	struct net_device		*netdev;
 	struct device			*dma_dev;
 
+	atomic64_t			zc_bytes;
 	atomic64_t			copy_count;
 	atomic64_t			copy_bytes;
+	atomic64_t			head_bytes;
 };
 
 #if IS_ENABLED(CONFIG_IO_URING_ZCRX)

@@ -17,7 +17,7 @@ trap 'hdsim_cleanup; rm -rf "$TMP"' EXIT
 
 # The long stream (MiB): 1 GiB by default, DEVMEM_LONG_MIB to change.
 LONG_MIB=${DEVMEM_LONG_MIB:-1024}
-PLAN=34
+PLAN=39
 ktap_plan $PLAN
 
 if [ ! -d /sys/bus/hdsim ] || [ ! -e /dev/udmabuf ]; then
@@ -85,6 +85,25 @@ rx_case "ipv6 8 MiB through io_uring, 4 KiB net_iovs" 2001:db8::1 \
 ktap_check "io_uring carried it (no recvmsg(2) call)" uring_used
 rx_case "ipv4 4 MiB into 64 KiB net_iovs, packing off" 192.0.2.1 \
 	$((4 << 20)) socat -b 65536
+
+# io_uring zero-copy receive (--zcrx): an instance on the queue instead of
+# a binding, the dmabuf or host memory its area, buffers back through the
+# refill ring: no recvmsg(2), no SO_DEVMEM_DONTNEED
+zcrx_used()
+{
+	grep -q "^stats: io_uring_enter calls [1-9][0-9]*, RECV_ZC completions [1-9]" \
+		"$TMP/rx.out" || { grep "^stats" "$TMP/rx.out"; return 1; }
+}
+ethtool -K "$IF" rx-gro-hw on
+rx_case "ipv4 16 MiB through zcrx into 64 KiB buffers of a udmabuf, packing on" \
+	192.0.2.1 $((16 << 20)) socat -b 65536 --zcrx
+ktap_check "zcrx carried it (RECV_ZC completions)" zcrx_used
+ethtool -K "$IF" rx-gro-hw off
+rx_case "ipv6 8 MiB through zcrx into host memory, 4 KiB buffers" \
+	2001:db8::1 $((8 << 20)) socat --zcrx --memory host
+ktap_check "zcrx carried it (RECV_ZC completions)" zcrx_used
+rx_case "ipv4 16 MiB through zcrx on two queues, host memory" 192.0.2.1 \
+	$((16 << 20)) ncat -q 2 --zcrx --memory host
 
 # --uring --parallel: one ring, a multishot recvmsg per connection, 8
 # streams at once on one binding, each validated from its own first byte

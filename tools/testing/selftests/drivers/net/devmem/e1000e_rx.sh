@@ -20,7 +20,7 @@ PATTERN=$(printf '\001\002\003\004\005\006')
 TMP=$(mktemp -d)
 trap 'e1000e_cleanup; rm -rf "$TMP"' EXIT
 
-PLAN=28
+PLAN=30
 ktap_plan $PLAN
 if ! e1000e_pair devmem-e1k 198.51.100 2001:db8:e1 || [ ! -e /dev/udmabuf ]; then
 	for i in $(seq $PLAN); do
@@ -99,6 +99,12 @@ stream_case "ipv4 4 MiB into 32 KiB net_iovs, MTU 1500" 198.51.100.1 \
 	$((4 << 20)) socat -b 32768
 stream_case "ipv4 4 MiB through io_uring (multishot recvmsg)" 198.51.100.1 \
 	$((4 << 20)) socat --uring
+# io_uring zero-copy receive: host memory (behind the IOMMU in that run)
+# and a udmabuf of 32 KiB buffers
+rx_case "ipv4 4 MiB through zcrx into host memory" 198.51.100.1 \
+	$((4 << 20)) socat --zcrx --memory host
+stream_case "ipv6 4 MiB through zcrx into 32 KiB buffers of a udmabuf" \
+	2001:db8:e1::1 $((4 << 20)) socat -b 32768 --zcrx
 ktap_check "three bind/receive/unbind cycles (queue restarts)" \
 	seq_case 198.51.100.1
 stream_check "ipv6: three connections on one binding, each validated" \

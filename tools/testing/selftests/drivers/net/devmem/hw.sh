@@ -31,7 +31,7 @@ NET_CFG=${NET_CFG:-./net.config}
 PORT=${HW_PORT:-5301}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-PLAN=7
+PLAN=8
 ktap_plan $PLAN
 
 why=
@@ -216,10 +216,18 @@ large_case
 
 # the benchmark client's setup: the last two queues in an RSS context of
 # their own, a flow rule steering the port there, ncdevmem -n binding
-# both and taking 8 connections at once
+# both and taking 8 connections at once; with "zcrx", an io_uring
+# zero-copy receive instance on each of the two queues instead (host
+# memory), the connections taken one after the other
 rss_case()
 {
 	local n first ctx rule pid p pids= ok=1 bytes=$((8 * (512 << 10))) fam name
+	local how="--parallel" what="in device memory"
+
+	if [ "${1:-}" = zcrx ]; then
+		how="--zcrx --memory host"
+		what="through io_uring zero-copy receive"
+	fi
 
 	n=$(ethtool -l "$NETIF" 2>/dev/null |
 		awk '/^Current/ { c = 1 }
@@ -245,8 +253,9 @@ rss_case()
 		context "$ctx" | sed -n 's/^Added rule with ID \([0-9]*\)$/\1/p')
 	[ -n "$rule" ] || ok=0
 	: > "$TMP/log"
+	# shellcheck disable=SC2086
 	./ncdevmem -l -n -f "$NETIF" -s "$ADDR" -p $PORT -t $first -q 2 -v 7 \
-		--connections 8 --parallel > "$TMP/out" 2> "$TMP/log" &
+		--connections 8 $how > "$TMP/out" 2> "$TMP/log" &
 	pid=$!
 	wait_line "$TMP/log" "^listening" && wait_carrier || ok=0
 	for p in $(seq 8); do
@@ -261,14 +270,15 @@ rss_case()
 	ethtool -X "$NETIF" context "$ctx" delete
 	ethtool -X "$NETIF" default
 	./ncdevmem -f "$NETIF" --hds off > /dev/null
-	name="RSS context over queues $first-$((first + 1))"
+	name="RSS context over queues $first-$((first + 1))${1:+ ($1)}"
 	if [ $ok = 1 ]; then
-		ktap_pass "$name: 8 connections, all in device memory"
+		ktap_pass "$name: 8 connections, all $what"
 	else
 		ktap_fail "$name"
 	fi
 }
 rss_case
+rss_case zcrx
 
 # ncdevmem put the NIC back as it found it
 if ethtool -n "$NETIF" 2>/dev/null | grep -q "Filter:"; then

@@ -29,6 +29,10 @@
  * --uring (receive with one multishot IORING_OP_RECVMSG per connection,
  * cmsgs from provided buffers; tokens still go back with setsockopt;
  * with --parallel, one ring for all the connections),
+ * --zcrx (receive with io_uring zero-copy receive instead of a dmabuf
+ * binding: an instance per queue, the dmabuf its area, or with
+ * --memory host an area of host memory per queue; buffers go back
+ * through the refill ring; ncdevmem_zcrx.c),
  * --pair show|auto [--owner BDF] (NICs that reach the device memory peer
  * to peer, from the PCIe topology; auto picks the closest for -f).
  */
@@ -70,6 +74,7 @@
 #include "ncdevmem_mem.h"
 #include "ncdevmem_pair.h"
 #include "ncdevmem_tx.h"
+#include "ncdevmem_zcrx.h"
 #include "netcfg.h"
 
 #ifndef MSG_SOCK_DEVMEM
@@ -97,6 +102,8 @@ static uint64_t tx_bytes = 1ULL << 30;	/* --bytes: what --tx-bench sends */
 static bool fail_on_linear;	/* -L */
 static bool parallel;		/* --parallel: connections at once */
 static bool use_uring;		/* --uring: multishot IORING_OP_RECVMSG */
+static struct ncdm_zcrx *zcrx;	/* --zcrx: io_uring zero-copy receive */
+static bool use_zcrx;
 static bool want_sha256, want_stats, allow_host, show_queues;
 static const char *set_hds;
 static const char *pair;		/* --pair show|auto */
@@ -140,6 +147,7 @@ struct rx_stats {
 	uint64_t recvmsg_calls;
 	uint64_t ring_enters;	/* --uring: io_uring_enter() calls */
 	uint64_t ring_cqes;	/* --uring: completions with data */
+	struct ncdm_zcrx_stats zc;	/* --zcrx */
 	uint64_t errors;
 };
 
@@ -192,6 +200,10 @@ static void rx_stats_add(struct rx_stats *sum, const struct rx_stats *st)
 	sum->recvmsg_calls += st->recvmsg_calls;
 	sum->ring_enters += st->ring_enters;
 	sum->ring_cqes += st->ring_cqes;
+	sum->zc.enters += st->zc.enters;
+	sum->zc.cqes += st->zc.cqes;
+	sum->zc.rearms += st->zc.rearms;
+	sum->zc.switches += st->zc.switches;
 	sum->errors += st->errors;
 }
 
@@ -726,6 +738,44 @@ static int receive_uring(int fd, uint32_t dmabuf_id, struct rx_stats *st,
 	return ret;
 }
 
+struct zcrx_rx {
+	struct rx_stats *st;
+	EVP_MD_CTX *sha;
+};
+
+/* --zcrx: a buffer in instance @inst's area, validated where it is. */
+static void zcrx_frag(void *arg, unsigned int inst, uint64_t off, uint32_t len)
+{
+	const uint8_t *host = ncdm_zcrx_host_area(zcrx, inst);
+	struct zcrx_rx *r = arg;
+	const uint8_t *p;
+
+	if (validate || r->sha) {
+		p = host ? host + off : mem_frag(&mem, off, len);
+		if (p) {
+			consume(p, len, r->st, r->sha);
+		} else {
+			r->st->errors++;
+			r->st->bytes += len;
+		}
+	} else {
+		r->st->bytes += len;
+	}
+	r->st->devmem_bytes += len;
+	r->st->frags++;
+}
+
+static int receive_zcrx(int fd, struct rx_stats *st, EVP_MD_CTX *sha)
+{
+	struct zcrx_rx r = { .st = st, .sha = sha };
+	int ret;
+
+	ret = ncdm_zcrx_receive(zcrx, fd, zcrx_frag, &r, &st->zc);
+	if (ret)
+		fprintf(stderr, "RECV_ZC: %s\n", strerror(-ret));
+	return ret;
+}
+
 /* Receive one connection until EOF, a signal or an error. */
 static int receive(int fd, uint32_t dmabuf_id, struct rx_stats *st,
 		   EVP_MD_CTX *sha)
@@ -734,6 +784,8 @@ static int receive(int fd, uint32_t dmabuf_id, struct rx_stats *st,
 	char *iov_buf, *ctrl;
 	int ret = 0;
 
+	if (use_zcrx)
+		return receive_zcrx(fd, st, sha);
 	if (use_uring)
 		return receive_uring(fd, dmabuf_id, st, sha);
 	iov_buf = malloc(IOV_LEN);
@@ -1224,6 +1276,23 @@ static void print_stats(const struct server_run *run)
 		printf("stats: io_uring_enter calls %llu, multishot recvmsg completions %llu\n",
 		       (unsigned long long)st->ring_enters,
 		       (unsigned long long)st->ring_cqes);
+	if (use_zcrx) {
+		uint64_t zc, copied;
+
+		printf("stats: io_uring_enter calls %llu, RECV_ZC completions %llu, re-armed after a full CQ %llu, moved to another queue's instance %llu\n",
+		       (unsigned long long)st->zc.enters,
+		       (unsigned long long)st->zc.cqes,
+		       (unsigned long long)st->zc.rearms,
+		       (unsigned long long)st->zc.switches);
+		/* buffers go back through the refill ring: no syscall */
+		if (!ncdm_zcrx_kernel(zcrx, &zc, &copied))
+			printf("stats: kernel: %llu frags, %llu bytes left in device memory, %llu payload bytes copied by the CPU, 0 DONTNEED calls\n",
+			       (unsigned long long)st->zc.cqes,
+			       (unsigned long long)zc,
+			       (unsigned long long)copied);
+		print_queue_stats("after");
+		return;
+	}
 	printf("stats: recvmsg calls %llu, tokens returned %llu, DONTNEED calls %llu\n",
 	       (unsigned long long)st->recvmsg_calls,
 	       (unsigned long long)st->tokens_returned,
@@ -1303,6 +1372,23 @@ static void limit_token_batch(void)
 		dontneed_batch = quarter ? quarter : 1;
 }
 
+/* --zcrx: wait up to 5 s for the queues to lose their instances. */
+static void zcrx_wait_closed(struct devmem_nl *nl)
+{
+	uint32_t buf_len;
+	int i, q, left;
+
+	for (i = 0; i < 100; i++) {
+		for (left = 0, q = start_queue; q < start_queue + num_queues; q++)
+			if (!devmem_queue_io_uring(nl, nic.ifindex, q, &buf_len))
+				left += !!buf_len;
+		if (!left)
+			return;
+		usleep(50000);
+	}
+	fprintf(stderr, "zcrx: queues still held after 5 s\n");
+}
+
 static int do_server(void)
 {
 	int err, lfd, ret = 1;
@@ -1324,20 +1410,34 @@ static int do_server(void)
 	}
 	if (server_queues(&nl))
 		goto out_nl;
-	err = mem_open(&mem, memory, dmabuf_size, IOV_LEN, rx_page_size);
-	if (err) {
-		if (err == -ENODEV)
-			ret = KSFT_SKIP;	/* no GPU here */
-		goto out_nl;
+	/* --zcrx --memory host: the instances' own areas, no dmabuf */
+	mem.fd = -1;
+	if (!use_zcrx || strcmp(memory, "host")) {
+		err = mem_open(&mem, memory, dmabuf_size, IOV_LEN,
+			       rx_page_size);
+		if (err) {
+			if (err == -ENODEV)
+				ret = KSFT_SKIP;	/* no GPU here */
+			goto out_nl;
+		}
 	}
 	limit_token_batch();
 	if (!skip_nic_config && nic_setup(&nl))
 		goto out_restore;
 	print_queue_stats("before");
-	if (bind_queues(&nl, mem.fd, &id))
+	if (use_zcrx) {
+		zcrx = ncdm_zcrx_open(nic.ifindex, start_queue, num_queues,
+				      mem.fd, dmabuf_size, rx_page_size);
+		if (!zcrx)
+			goto out_restore;
+		fprintf(stderr, "io_uring zero-copy receive on %s queues %d..%d\n",
+			ifname, start_queue, start_queue + num_queues - 1);
+	} else if (bind_queues(&nl, mem.fd, &id)) {
 		goto out_restore;
-	fprintf(stderr, "bound dmabuf id %u to %s queues %d..%d\n", id, ifname,
-		start_queue, start_queue + num_queues - 1);
+	} else {
+		fprintf(stderr, "bound dmabuf id %u to %s queues %d..%d\n", id,
+			ifname, start_queue, start_queue + num_queues - 1);
+	}
 	bound_nl = &nl;
 	lfd = listen_server("");
 	if (lfd < 0)
@@ -1346,11 +1446,18 @@ static int do_server(void)
 	close(lfd);
 out_unbind:
 	bound_nl = NULL;
+	if (zcrx) {
+		/* the ring's exit closes the queues, in a work item */
+		ncdm_zcrx_close(zcrx);
+		zcrx = NULL;
+		zcrx_wait_closed(&nl);
+	}
 	devmem_nl_close(&nl);	/* closing the socket unbinds */
 	devmem_nl_open(&nl);
 out_restore:
 	nic_restore(&nl);
-	mem_close(&mem);
+	if (mem.fd >= 0)
+		mem_close(&mem);
 out_nl:
 	devmem_nl_close(&nl);
 	return ret;
@@ -1416,7 +1523,7 @@ static int do_selftests(void)
 /* RX queues of the device and what memory backs them (queue-get). */
 static int do_show_queues(void)
 {
-	uint32_t combined = 0, max = 0, q, id;
+	uint32_t combined = 0, max = 0, q, id, zc;
 	struct devmem_nl nl;
 	int ifindex;
 
@@ -1426,11 +1533,15 @@ static int do_show_queues(void)
 	ethtool_get_channels(&nl, ifindex, &combined, &max);
 	for (q = 0; q < combined; q++) {
 		if (devmem_queue_get(&nl, ifindex, q, UP_NETDEV_QUEUE_TYPE_RX,
-				     &id))
+				     &id) ||
+		    devmem_queue_io_uring(&nl, ifindex, q, &zc))
 			continue;
 		if (id)
 			printf("%s rx queue %u: dmabuf %u (device memory)\n",
 			       ifname, q, id);
+		else if (zc)
+			printf("%s rx queue %u: io_uring zero-copy receive, %u-byte buffers\n",
+			       ifname, q, zc);
 		else
 			printf("%s rx queue %u: host memory\n", ifname, q);
 	}
@@ -1688,7 +1799,7 @@ static void help(const char *prog)
 		"          [--sha256] [--stats] [--size BYTES]\n"
 		"          [--memory udmabuf|heap|p2p|cuda|rocm]\n"
 		"          [--allow-host] [--connections N [--parallel]] [--unbind-after BYTES]\n"
-		"          [--uring]\n"
+		"          [--uring | --zcrx [--memory host]]\n"
 		"       %s -f IF                  (bind self-tests)\n"
 		"       %s -f IF --show-queues    (what backs each RX queue)\n"
 		"       %s --pools                (page pools, in flight, detached)\n"
@@ -1727,6 +1838,7 @@ static const struct option longopts[] = {
 	{ "unbind-after", required_argument, NULL, 'U' },
 	{ "parallel", no_argument, NULL, 'W' },
 	{ "uring", no_argument, NULL, 'I' },
+	{ "zcrx", no_argument, NULL, 'G' },
 	{ "pair", required_argument, NULL, 'X' },
 	{ "owner", required_argument, NULL, 'O' },
 	{ "tx-bench", required_argument, NULL, 'T' },
@@ -1857,6 +1969,9 @@ static enum mode parse_args(int argc, char **argv)
 		case 'I':
 			use_uring = true;
 			break;
+		case 'G':
+			use_zcrx = true;
+			break;
 		case 'E':
 			self_check = true;
 			break;
@@ -1887,6 +2002,9 @@ static enum mode parse_args(int argc, char **argv)
 		help(argv[0]);
 	/* --unbind-after is recvmsg's */
 	if (use_uring && unbind_after)
+		help(argv[0]);
+	/* --zcrx: one connection at a time, no binding to close */
+	if (use_zcrx && (use_uring || unbind_after || parallel || copy_mode))
 		help(argv[0]);
 	if (listen_mode && (!server_ip || (!copy_mode && !ifname)))
 		help(argv[0]);

@@ -24,7 +24,7 @@ TRACE=/sys/kernel/tracing
 trap 'echo 0 > $TRACE/events/devmem/devmem_niov_alloc/enable 2>/dev/null;
       e1000e_cleanup; hdsim_cleanup; rm -rf "$TMP"' EXIT
 
-PLAN=15
+PLAN=16
 ktap_plan $PLAN
 skip_all()
 {
@@ -151,6 +151,8 @@ RX_ENV=
 rx_case "$NEAR under the switch: 16 MiB into BAR memory" 203.0.113.1 \
 	$((16 << 20)) socat --memory p2p
 echo 0 > $TRACE/events/devmem/devmem_niov_alloc/enable
+rx_case "$NEAR under the switch: 8 MiB through zcrx into BAR memory" \
+	203.0.113.1 $((8 << 20)) socat --memory p2p --zcrx
 
 dma_case()
 {
