@@ -46,7 +46,7 @@
 #include "zcrx.h"
 
 #define IO_ZCRX_RQ_MAX_ENTRIES		32768
-#define IO_ZCRX_AREA_MAX		(1ULL << 40)
+#define IO_ZCRX_AREA_MAX		BIT_ULL(40)
 #define IO_ZCRX_MAX_IFQS		(1U << (27 - IORING_OFF_ZCRX_SHIFT))
 /* skbs one RECV_ZC pass reads before it lets other work run */
 #define IO_ZCRX_SKBS_PER_PASS		32
@@ -673,6 +673,9 @@ static netmem_ref io_zcrx_refill(struct page_pool *pp,
 	u32 entries;
 
 	spin_lock_bh(&ifq->rq_lock);
+	/* pairs with user space's store-release of the tail: the entries
+	 * before it are written
+	 */
 	entries = smp_load_acquire(ifq->rq_tail) - ifq->cached_rq_head;
 	entries = min3(entries, ifq->rq_entries, (u32)PP_ALLOC_CACHE_REFILL);
 	for (; entries; entries--) {
@@ -697,6 +700,7 @@ static netmem_ref io_zcrx_refill(struct page_pool *pp,
 		else
 			page_pool_mp_return_in_cache(pp, netmem);
 	}
+	/* the entries are read: user space may write over them */
 	smp_store_release(ifq->rq_head, ifq->cached_rq_head);
 	spin_unlock_bh(&ifq->rq_lock);
 	return first;

@@ -51,7 +51,7 @@ struct io_zcrx_area {
 	struct dma_buf_attachment	*attach;
 	struct sg_table			*dmabuf_sgt;
 
-	spinlock_t			freelist_lock;
+	spinlock_t			freelist_lock;	/* free list */
 	u32				free_count;
 	u32				*freelist;
 };
@@ -94,7 +94,7 @@ struct io_zcrx_ifq {
 	struct io_uring_zcrx_rqe	*rqes;
 	u32				rq_entries;
 	u32				cached_rq_head;
-	spinlock_t			rq_lock;
+	spinlock_t			rq_lock;	/* ring consumers */
 
 	u32				id;
 	u32				if_rxq;

@@ -1279,17 +1279,20 @@ static void print_stats(const struct server_run *run)
 	if (use_zcrx) {
 		uint64_t zc, copied;
 
-		printf("stats: io_uring_enter calls %llu, RECV_ZC completions %llu, re-armed after a full CQ %llu, moved to another queue's instance %llu\n",
+		printf("stats: io_uring_enter calls %llu, RECV_ZC completions %llu, ",
 		       (unsigned long long)st->zc.enters,
-		       (unsigned long long)st->zc.cqes,
+		       (unsigned long long)st->zc.cqes);
+		printf("re-armed after a full CQ %llu, moved to another queue's instance %llu\n",
 		       (unsigned long long)st->zc.rearms,
 		       (unsigned long long)st->zc.switches);
 		/* buffers go back through the refill ring: no syscall */
-		if (!ncdm_zcrx_kernel(zcrx, &zc, &copied))
-			printf("stats: kernel: %llu frags, %llu bytes left in device memory, %llu payload bytes copied by the CPU, 0 DONTNEED calls\n",
+		if (!ncdm_zcrx_kernel(zcrx, &zc, &copied)) {
+			printf("stats: kernel: %llu frags, %llu bytes left in device memory, ",
 			       (unsigned long long)st->zc.cqes,
-			       (unsigned long long)zc,
+			       (unsigned long long)zc);
+			printf("%llu payload bytes copied by the CPU, 0 DONTNEED calls\n",
 			       (unsigned long long)copied);
+		}
 		print_queue_stats("after");
 		return;
 	}

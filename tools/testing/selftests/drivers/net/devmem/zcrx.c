@@ -397,6 +397,10 @@ TEST_F(zcrx, killed_receiver_leaks_nothing)
 		struct zr_ring r;
 		int fd;
 
+		/* its own process group: the sender it forks below inherits
+		 * the ring's fd, and goes with it
+		 */
+		setpgid(0, 0);
 		/* the fixture's ring belongs to the parent (SINGLE_ISSUER) */
 		if (zr_ring_init(&r, 64, 0, 0) || zr_ifq_register(&r, &self->z))
 			_exit(2);
@@ -420,7 +424,7 @@ TEST_F(zcrx, killed_receiver_leaks_nothing)
 	ASSERT_EQ(0, devmem_queue_io_uring(&self->env.nl, self->env.ifindex,
 					   ZC_QUEUE, &buf_len));
 	EXPECT_EQ(4096, buf_len);
-	kill(rx, SIGKILL);
+	kill(-rx, SIGKILL);
 	ASSERT_EQ(rx, waitpid(rx, &status, 0));
 	close(pipefd[0]);
 	/* the ring goes with the process */
@@ -682,20 +686,38 @@ TEST_F(zcrx, recv_zc_rejects_bad_requests)
 	tcp_fd = devmem_env_stream(&self->env, 4096, &pid);
 	ASSERT_GE(tcp_fd, 0);
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		zr_prep_recvzc(&self->ring, tcp_fd, 0, 0, 100 + i);
 		sqe = &self->ring.sqes[(*self->ring.sq_tail - 1) &
 				       *self->ring.sq_mask];
 		switch (cases[i].field) {
-		case 0: sqe->addr = 1; break;
-		case 1: sqe->off = 1; break;
-		case 2: sqe->addr3 = 1; break;
-		case 3: sqe->msg_flags = MSG_WAITALL; break;
-		case 4: sqe->ioprio = 0; break;
-		case 5: sqe->zcrx_ifq_idx = 5; break;
-		case 6: sqe->flags |= IOSQE_BUFFER_SELECT; break;
-		case 7: sqe->fd = pipefd[0]; break;
-		case 8: sqe->fd = udp; break;
+		case 0:
+			sqe->addr = 1;
+			break;
+		case 1:
+			sqe->off = 1;
+			break;
+		case 2:
+			sqe->addr3 = 1;
+			break;
+		case 3:
+			sqe->msg_flags = MSG_WAITALL;
+			break;
+		case 4:
+			sqe->ioprio = 0;
+			break;
+		case 5:
+			sqe->zcrx_ifq_idx = 5;
+			break;
+		case 6:
+			sqe->flags |= IOSQE_BUFFER_SELECT;
+			break;
+		case 7:
+			sqe->fd = pipefd[0];
+			break;
+		case 8:
+			sqe->fd = udp;
+			break;
 		}
 		ASSERT_EQ(1, zr_submit_wait(&self->ring, 1));
 		cqe = zr_peek_cqe(&self->ring);
@@ -825,7 +847,7 @@ TEST_F(zcrx, registration_rejects_bad_input)
 	};
 	unsigned int i;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct zr_ifq z = self->z;
 		uint32_t buf_len = 1;
 		int ret;
@@ -833,37 +855,100 @@ TEST_F(zcrx, registration_rejects_bad_input)
 		z.reg.area_ptr = (uintptr_t)&z.area;
 		z.reg.region_ptr = (uintptr_t)&z.rd;
 		switch (i) {
-		case 0: z.reg.__resv[2] = 1; break;
-		case 1: z.reg.zcrx_id = 1; break;
-		case 2: z.reg.flags = 1; break;
-		case 3: z.reg.flags = 2; break;
-		case 4: z.reg.region_ptr = 8; break;
-		case 5: z.reg.if_rxq = ~0U; break;
-		case 6: z.reg.rq_entries = 0; break;
-		case 7: z.reg.area_ptr = 8; break;
-		case 8: z.reg.rx_buf_len = 4097; break;
-		case 9: z.reg.rx_buf_len = 2048; break;
-		case 10: z.rd.__resv[3] = 1; break;
-		case 11: z.rd.flags = 2 | IORING_MEM_REGION_TYPE_USER; break;
-		case 12: z.rd.user_addr = 0; break;
-		case 13: z.rd.flags = 0; break;
-		case 14: z.rd.id = 1; break;
-		case 15: z.rd.mmap_offset = 4096; break;
-		case 16: z.rd.size = 4096; break;
-		case 17: z.rd.user_addr += 8; break;
-		case 18: z.reg.if_idx = 0x7ffffff0; break;
-		case 19: z.reg.if_rxq = 64; break;
-		case 20: z.area.flags = 4; break;
-		case 21: z.area.rq_area_token = 1; break;
-		case 22: z.area.__resv2[1] = 1; break;
-		case 23: z.area.len = 0; break;
-		case 24: z.area.len = 3 * 4096 + 1; break;
-		case 25: z.area.addr += 1; break;
-		case 26: z.area.len = 1ULL << 41; break;
-		case 27: z.area.addr = ~0ULL & ~4095ULL; z.area.len = 8192; break;
-		case 28: z.area.dmabuf_fd = 3; break;
-		case 29: z.area.addr = 0; break;
-		case 30: z.area.flags = IORING_ZCRX_AREA_DMABUF; break;
+		case 0:
+			z.reg.__resv[2] = 1;
+			break;
+		case 1:
+			z.reg.zcrx_id = 1;
+			break;
+		case 2:
+			z.reg.flags = 1;
+			break;
+		case 3:
+			z.reg.flags = 2;
+			break;
+		case 4:
+			z.reg.region_ptr = 8;
+			break;
+		case 5:
+			z.reg.if_rxq = ~0U;
+			break;
+		case 6:
+			z.reg.rq_entries = 0;
+			break;
+		case 7:
+			z.reg.area_ptr = 8;
+			break;
+		case 8:
+			z.reg.rx_buf_len = 4097;
+			break;
+		case 9:
+			z.reg.rx_buf_len = 2048;
+			break;
+		case 10:
+			z.rd.__resv[3] = 1;
+			break;
+		case 11:
+			z.rd.flags = 2 | IORING_MEM_REGION_TYPE_USER;
+			break;
+		case 12:
+			z.rd.user_addr = 0;
+			break;
+		case 13:
+			z.rd.flags = 0;
+			break;
+		case 14:
+			z.rd.id = 1;
+			break;
+		case 15:
+			z.rd.mmap_offset = 4096;
+			break;
+		case 16:
+			z.rd.size = 4096;
+			break;
+		case 17:
+			z.rd.user_addr += 8;
+			break;
+		case 18:
+			z.reg.if_idx = 0x7ffffff0;
+			break;
+		case 19:
+			z.reg.if_rxq = 64;
+			break;
+		case 20:
+			z.area.flags = 4;
+			break;
+		case 21:
+			z.area.rq_area_token = 1;
+			break;
+		case 22:
+			z.area.__resv2[1] = 1;
+			break;
+		case 23:
+			z.area.len = 0;
+			break;
+		case 24:
+			z.area.len = 3 * 4096 + 1;
+			break;
+		case 25:
+			z.area.addr += 1;
+			break;
+		case 26:
+			z.area.len = 1ULL << 41;
+			break;
+		case 27:
+			z.area.addr = ~0ULL & ~4095ULL;
+			z.area.len = 8192;
+			break;
+		case 28:
+			z.area.dmabuf_fd = 3;
+			break;
+		case 29:
+			z.area.addr = 0;
+			break;
+		case 30:
+			z.area.flags = IORING_ZCRX_AREA_DMABUF;
+			break;
 		case 31:
 			z.area.flags = IORING_ZCRX_AREA_DMABUF;
 			z.area.addr = 0;
