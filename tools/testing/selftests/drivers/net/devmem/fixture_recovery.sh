@@ -59,7 +59,8 @@ left=$(ls /sys/bus/hdsim/devices 2>/dev/null | xargs)
 if [ $set_up = 1 ] && [ -n "$left" ] && [ -e /run/netns/recv-31 ]; then
 	ktap_pass "recv killed in $LAST: $left and netns recv-31 left behind"
 else
-	ktap_fail "recv killed mid-test" "set up $set_up, devices '$left', netns: $(ls /run/netns 2>/dev/null | xargs)"
+	ktap_fail "recv killed mid-test" \
+		"set up $set_up, devices '$left', netns: $(ls /run/netns 2>/dev/null | xargs)"
 	sed 's/^/# /' "$TMP/killed.log"
 fi
 
