@@ -316,19 +316,29 @@ int devmem_bind_rx_range(struct devmem_nl *nl, uint32_t ifindex,
 	return devmem_bind_rx(nl, ifindex, dmabuf_fd, q, n, id);
 }
 
-int devmem_queue_get(struct devmem_nl *nl, uint32_t ifindex, uint32_t qid,
-		     uint32_t type, uint32_t *dmabuf_id)
+/* a queue-get request for queue @qid of @type on @ifindex, in @buf */
+static struct nlmsghdr *queue_get_req(struct devmem_nl *nl, char *buf,
+				      uint32_t ifindex, uint32_t qid,
+				      uint32_t type)
 {
-	uint32_t want[2] = { UP_NETDEV_A_QUEUE_DMABUF, 0 };
-	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh;
-	int ret;
 
 	nlh = genl_start(nl, buf, nl->netdev_family, UP_NETDEV_CMD_QUEUE_GET, 0);
 	mnl_attr_put_u32(nlh, UP_NETDEV_A_QUEUE_IFINDEX, ifindex);
 	mnl_attr_put_u32(nlh, UP_NETDEV_A_QUEUE_ID, qid);
 	mnl_attr_put_u32(nlh, UP_NETDEV_A_QUEUE_TYPE, type);
-	ret = transact(nl, nlh, u32_attr_cb, want);
+	return nlh;
+}
+
+int devmem_queue_get(struct devmem_nl *nl, uint32_t ifindex, uint32_t qid,
+		     uint32_t type, uint32_t *dmabuf_id)
+{
+	uint32_t want[2] = { UP_NETDEV_A_QUEUE_DMABUF, 0 };
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	int ret;
+
+	ret = transact(nl, queue_get_req(nl, buf, ifindex, qid, type),
+		       u32_attr_cb, want);
 	if (!ret && dmabuf_id)
 		*dmabuf_id = want[1];
 	return ret;
@@ -362,14 +372,11 @@ int devmem_queue_io_uring(struct devmem_nl *nl, uint32_t ifindex,
 {
 	uint32_t want[2] = { UP_NETDEV_A_QUEUE_IO_URING, 0 };
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh;
 	int ret;
 
-	nlh = genl_start(nl, buf, nl->netdev_family, UP_NETDEV_CMD_QUEUE_GET, 0);
-	mnl_attr_put_u32(nlh, UP_NETDEV_A_QUEUE_IFINDEX, ifindex);
-	mnl_attr_put_u32(nlh, UP_NETDEV_A_QUEUE_ID, qid);
-	mnl_attr_put_u32(nlh, UP_NETDEV_A_QUEUE_TYPE, UP_NETDEV_QUEUE_TYPE_RX);
-	ret = transact(nl, nlh, io_uring_nest_cb, want);
+	ret = transact(nl, queue_get_req(nl, buf, ifindex, qid,
+					 UP_NETDEV_QUEUE_TYPE_RX),
+		       io_uring_nest_cb, want);
 	if (!ret)
 		*buf_len = want[1];
 	return ret;

@@ -167,10 +167,43 @@ static void zc_receive(struct zr_ring *r, struct zr_ifq *z, int fd,
 	}
 }
 
-TEST_F(zcrx, stream_lands_in_the_host_area)
+/*
+ * Receive the rest of connection @fd, @bytes from the sender @pid: all of
+ * it intact, to res 0; reap the sender, close @fd. The CQEs in @cqes.
+ */
+static void zc_expect_all(struct __test_metadata *_metadata,
+			  struct zr_ring *r, struct zr_ifq *z, int fd,
+			  pid_t pid, size_t bytes, unsigned int *cqes)
 {
 	struct zc_result res;
+
+	zc_receive(r, z, fd, 0, &res);
+	EXPECT_EQ(0, res.last_res);
+	EXPECT_EQ(bytes, res.bytes);
+	EXPECT_EQ(0, res.bad);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+	if (cqes)
+		*cqes = res.cqes;
+}
+
+/* Stream @bytes from the peer and receive them all. */
+static void zc_stream_ok(struct __test_metadata *_metadata,
+			 struct devmem_env *env, struct zr_ring *r,
+			 struct zr_ifq *z, size_t bytes)
+{
+	pid_t pid;
+	int fd;
+
+	fd = devmem_env_stream(env, bytes, &pid);
+	ASSERT_GE(fd, 0);
+	zc_expect_all(_metadata, r, z, fd, pid, bytes, NULL);
+}
+
+TEST_F(zcrx, stream_lands_in_the_host_area)
+{
 	size_t bytes = 4 << 20;
+	unsigned int cqes = 0;
 	pid_t pid;
 	int fd;
 
@@ -182,18 +215,11 @@ TEST_F(zcrx, stream_lands_in_the_host_area)
 
 	fd = devmem_env_stream(&self->env, bytes, &pid);
 	ASSERT_GE(fd, 0);
-	zc_receive(&self->ring, &self->z, fd, 0, &res);
-	EXPECT_TRUE(res.ended);
-	EXPECT_EQ(0, res.last_res);
-	EXPECT_EQ(bytes, res.bytes);
-	EXPECT_EQ(0, res.bad);
-	EXPECT_GT(res.cqes, 0);
+	zc_expect_all(_metadata, &self->ring, &self->z, fd, pid, bytes, &cqes);
+	EXPECT_GT(cqes, 0);
 	/* everything came through the queue: nothing copied */
 	EXPECT_EQ(0, zcrx_copy_count(self->ring.fd, 0));
-	TH_LOG("%zu bytes in %u CQEs, %u re-arms after a full CQ", res.bytes,
-	       res.cqes, res.rearms);
-	EXPECT_EQ(0, reap(pid));
-	close(fd);
+	TH_LOG("%zu bytes in %u CQEs", bytes, cqes);
 }
 
 /* What the netlink family shows: the queue's io-uring nest, one pool. */
@@ -235,11 +261,8 @@ TEST_F(zcrx, netlink_shows_the_instance_on_its_queue_and_pool)
 /* The refill ring in kernel memory, mapped through the ring fd. */
 TEST_F(zcrx, kernel_refill_ring_mapped_at_its_offset)
 {
-	struct zc_result res;
 	size_t bytes = 1 << 20;
 	void *p;
-	pid_t pid;
-	int fd;
 
 	munmap(self->z.ring_mem, self->z.ring_len);
 	self->z.ring_mem = NULL;
@@ -257,14 +280,7 @@ TEST_F(zcrx, kernel_refill_ring_mapped_at_its_offset)
 		 0x30000000ULL + (1 << 16));
 	EXPECT_EQ(MAP_FAILED, p);
 
-	fd = devmem_env_stream(&self->env, bytes, &pid);
-	ASSERT_GE(fd, 0);
-	zc_receive(&self->ring, &self->z, fd, 0, &res);
-	EXPECT_EQ(0, res.last_res);
-	EXPECT_EQ(bytes, res.bytes);
-	EXPECT_EQ(0, res.bad);
-	EXPECT_EQ(0, reap(pid));
-	close(fd);
+	zc_stream_ok(_metadata, &self->env, &self->ring, &self->z, bytes);
 }
 
 /* A user-memory refill ring cannot be mapped through the ring fd. */
@@ -309,7 +325,6 @@ TEST_F(zcrx, length_limited_request_stops_at_its_length)
 TEST_F(zcrx, loopback_data_is_copied_and_counted)
 {
 	size_t bytes = 256 << 10, off = 0;
-	struct zc_result res;
 	char buf[4096];
 	int lfd, fd;
 	pid_t pid;
@@ -342,13 +357,8 @@ TEST_F(zcrx, loopback_data_is_copied_and_counted)
 	}
 	fd = accept(lfd, NULL, NULL);
 	ASSERT_GE(fd, 0);
-	zc_receive(&self->ring, &self->z, fd, 0, &res);
-	EXPECT_EQ(0, res.last_res);
-	EXPECT_EQ(bytes, res.bytes);
-	EXPECT_EQ(0, res.bad);
+	zc_expect_all(_metadata, &self->ring, &self->z, fd, pid, bytes, NULL);
 	EXPECT_GT(zcrx_copy_count(self->ring.fd, 0), 0);
-	EXPECT_EQ(0, reap(pid));
-	close(fd);
 	close(lfd);
 }
 
@@ -446,7 +456,6 @@ TEST_F(zcrx, device_removed_under_the_instance)
 TEST_F(zcrx, stream_lands_in_a_dmabuf_area)
 {
 	size_t bytes = 2 << 20, size = 8 << 20;
-	struct zc_result res;
 	int dmabuf, fd;
 	void *map;
 	pid_t pid;
@@ -469,12 +478,7 @@ TEST_F(zcrx, stream_lands_in_a_dmabuf_area)
 	ASSERT_GE(fd, 0);
 	self->z.area_mem = map;
 	self->z.area_len = size;
-	zc_receive(&self->ring, &self->z, fd, 0, &res);
-	EXPECT_EQ(0, res.last_res);
-	EXPECT_EQ(bytes, res.bytes);
-	EXPECT_EQ(0, res.bad);
-	EXPECT_EQ(0, reap(pid));
-	close(fd);
+	zc_expect_all(_metadata, &self->ring, &self->z, fd, pid, bytes, NULL);
 	close(dmabuf);
 }
 
@@ -482,11 +486,8 @@ TEST_F(zcrx, stream_lands_in_a_dmabuf_area)
 TEST_F(zcrx, large_buffers_from_huge_pages)
 {
 	size_t bytes = 2 << 20, size = 4 << 20;
-	struct zc_result res;
 	uint32_t buf_len;
 	void *area;
-	pid_t pid;
-	int fd;
 
 	if (hugepages_ensure(2))
 		SKIP(return, "no 2 MB huge pages");
@@ -507,14 +508,7 @@ TEST_F(zcrx, large_buffers_from_huge_pages)
 					   ZC_QUEUE, &buf_len));
 	EXPECT_EQ(16384, buf_len);
 
-	fd = devmem_env_stream(&self->env, bytes, &pid);
-	ASSERT_GE(fd, 0);
-	zc_receive(&self->ring, &self->z, fd, 0, &res);
-	EXPECT_EQ(0, res.last_res);
-	EXPECT_EQ(bytes, res.bytes);
-	EXPECT_EQ(0, res.bad);
-	EXPECT_EQ(0, reap(pid));
-	close(fd);
+	zc_stream_ok(_metadata, &self->env, &self->ring, &self->z, bytes);
 }
 
 /* Large buffers need memory whose DMA segments hold whole buffers. */
@@ -600,7 +594,6 @@ TEST_F(zcrx, devmem_reader_gets_no_token_for_a_zcrx_buffer)
 		.msg_control = ctrl,
 		.msg_controllen = sizeof(ctrl),
 	};
-	struct zc_result res;
 	size_t bytes = 64 << 10;
 	pid_t pid;
 	int fd;
@@ -614,12 +607,7 @@ TEST_F(zcrx, devmem_reader_gets_no_token_for_a_zcrx_buffer)
 	EXPECT_EQ(-1, recvmsg(fd, &msg, MSG_SOCK_DEVMEM));
 	EXPECT_EQ(ENODEV, errno);
 	/* nothing was consumed: RECV_ZC gets the whole stream */
-	zc_receive(&self->ring, &self->z, fd, 0, &res);
-	EXPECT_EQ(0, res.last_res);
-	EXPECT_EQ(bytes, res.bytes);
-	EXPECT_EQ(0, res.bad);
-	EXPECT_EQ(0, reap(pid));
-	close(fd);
+	zc_expect_all(_metadata, &self->ring, &self->z, fd, pid, bytes, NULL);
 }
 
 /* The probe: the placeholders are unsupported, RECV_ZC is there. */
