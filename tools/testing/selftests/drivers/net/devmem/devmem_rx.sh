@@ -95,15 +95,15 @@ zcrx_used()
 		"$TMP/rx.out" || { grep "^stats" "$TMP/rx.out"; return 1; }
 }
 ethtool -K "$IF" rx-gro-hw on
-rx_case "ipv4 16 MiB through zcrx into 64 KiB buffers of a udmabuf, packing on" \
-	192.0.2.1 $((16 << 20)) socat -b 65536 --zcrx
+rx_case "ipv4 8 MiB through zcrx into 64 KiB buffers of a udmabuf, packing on" \
+	192.0.2.1 $((8 << 20)) socat -b 65536 --zcrx
 ktap_check "zcrx carried it (RECV_ZC completions)" zcrx_used
 ethtool -K "$IF" rx-gro-hw off
-rx_case "ipv6 8 MiB through zcrx into host memory, 4 KiB buffers" \
-	2001:db8::1 $((8 << 20)) socat --zcrx --memory host
+rx_case "ipv6 4 MiB through zcrx into host memory, 4 KiB buffers" \
+	2001:db8::1 $((4 << 20)) socat --zcrx --memory host
 ktap_check "zcrx carried it (RECV_ZC completions)" zcrx_used
-rx_case "ipv4 16 MiB through zcrx on two queues, host memory" 192.0.2.1 \
-	$((16 << 20)) ncat -q 2 --zcrx --memory host
+rx_case "ipv4 4 MiB through zcrx on two queues, host memory" 192.0.2.1 \
+	$((4 << 20)) ncat -q 2 --zcrx --memory host
 
 # --uring --parallel: one ring, a multishot recvmsg per connection, 8
 # streams at once on one binding, each validated from its own first byte
