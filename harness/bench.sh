@@ -32,7 +32,8 @@ part_failed()
 	FAILED="$FAILED $1"
 }
 # BENCH_ONLY=large or e1000e: that part alone (the others take ~4 min);
-# scale: only the large part's connections table
+# scale: only the large part's connections table; paths: only its
+# receive paths at MTU 1500 (recvmsg, io_uring and zcrx against copy)
 ONLY=${BENCH_ONLY:-all}
 if [ "$ONLY" = all ]; then
 rm -f "$OUT/bind.csv"
@@ -228,7 +229,7 @@ fi
 rm -f "$LOGS/rx-large.csv" "$LOGS/bind-large.csv" "$LOGS/scale-large.csv"
 if VM_MEMORY=8G VM_APPEND="udmabuf.size_limit_mb=4200" \
    timeout --kill-after=15 1800 "$REPO/harness/vm.sh" --exec \
-	"env NIC=large SCALE_ONLY=$([ "$ONLY" = scale ] && echo 1 || echo 0) $REPO/harness/guest-bench.sh $KST $LOGS/bind-large.csv $LOGS/rx-large.csv" \
+	"env NIC=large SCALE_ONLY=$([ "$ONLY" = scale ] && echo 1 || echo 0) PATHS_ONLY=$([ "$ONLY" = paths ] && echo 1 || echo 0) $REPO/harness/guest-bench.sh $KST $LOGS/bind-large.csv $LOGS/rx-large.csv" \
 	> "$LOGS/bench-large-console.log" 2>&1 &&
    ! splats_in "$LOGS/bench-large-console.log" &&
    grep -q "^BENCH DONE" "$LOGS/bench-large-console.log"; then

@@ -266,15 +266,27 @@ if [ "$NIC" = large ]; then
 	# SCALE_ONLY=1 (make bench BENCH_ONLY=scale): the connections part
 	MTUS="1500 9000"
 	[ "${SCALE_ONLY:-0}" = 1 ] && MTUS=
+	# PATHS_ONLY=1 (make bench BENCH_ONLY=paths): the receive paths at
+	# MTU 1500, nothing else
+	SIZES="4096 16384 65536"
+	if [ "${PATHS_ONLY:-0}" = 1 ]; then
+		MTUS=1500 SIZES=
+	fi
 	for mtu in $MTUS; do
 		ip link set "$IF" mtu $mtu && ip -n $NS link set "$PEER" mtu $mtu &&
 			link_up || { echo "bench: MTU $mtu failed"; exit 1; }
 		for rep in 1 2 3; do
-			for RXPS in 4096 16384 65536; do
+			for RXPS in $SIZES; do
 				for PACK in off on; do
 					rx devmem 1048576 $rep 1024 || exit 1
 				done
 			done
+			if [ "${PATHS_ONLY:-0}" = 1 ]; then
+				RXPS=4096 PACK=off
+				rx devmem 1048576 $rep 1024 || exit 1
+				RXPS=65536 PACK=on
+				rx devmem 1048576 $rep 1024 || exit 1
+			fi
 			RXPS=0 PACK=off
 			rx copy 1048576 $rep 0 || exit 1
 			# the same receive through io_uring (ncdevmem --uring)
@@ -292,6 +304,10 @@ if [ "$NIC" = large ]; then
 	done
 	ip link set "$IF" mtu 1500 && ip -n $NS link set "$PEER" mtu 1500 &&
 		link_up || { echo "bench: MTU 1500 failed"; exit 1; }
+	if [ "${PATHS_ONLY:-0}" = 1 ]; then
+		echo "BENCH DONE"
+		exit 0
+	fi
 	ethtool -K "$IF" rx-gro-hw on || exit 1
 	for rep in 1 2 3; do
 		for n in 1 4 16 64; do

@@ -7,6 +7,8 @@
 #ifndef _NET_CORE_NETDEV_GENL_GEN_H
 #define _NET_CORE_NETDEV_GENL_GEN_H
 
+#include <linux/netdevice.h>
+#include <net/busy_poll.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 #include <uapi/linux/netdev.h>
@@ -36,6 +38,21 @@ extern struct genl_family netdev_nl_family;
 static inline int netdev_nl_dump_ret(const struct sk_buff *skb, int err)
 {
 	return err == -EMSGSIZE && skb->len ? skb->len : err;
+}
+
+/* The id of the NAPI instance serving a queue or a page pool, as queue-get
+ * and page-pool-get report it: only an id NAPI hashing gave out, never
+ * 0 or a sender CPU.
+ */
+static inline int netdev_nl_put_napi_id(struct sk_buff *rsp, int attrtype,
+					const struct napi_struct *napi)
+{
+	unsigned int napi_id = napi ? READ_ONCE(napi->napi_id) : 0;
+
+	if (napi_id < MIN_NAPI_ID)
+		return 0;
+
+	return nla_put_u32(rsp, attrtype, napi_id);
 }
 
 #endif /* _NET_CORE_NETDEV_GENL_GEN_H */

@@ -127,10 +127,16 @@ static int netdev_nl_queue_fill(struct sk_buff *rsp, struct net_device *netdev,
 
 	if (q_type == NETDEV_QUEUE_TYPE_RX) {
 		rxq = __netif_get_rx_queue(netdev, q_idx);
+		if (netdev_nl_put_napi_id(rsp, NETDEV_A_QUEUE_NAPI_ID,
+					  rxq->napi))
+			goto err_cancel;
 		if (rxq->mp_params.mp_ops &&
 		    rxq->mp_params.mp_ops->nl_fill(rxq->mp_params.mp_priv, rsp,
 						   rxq))
 			goto err_cancel;
+	} else if (netdev_nl_put_napi_id(rsp, NETDEV_A_QUEUE_NAPI_ID,
+					 netdev_get_tx_queue(netdev, q_idx)->napi)) {
+		goto err_cancel;
 	}
 
 	genlmsg_end(rsp, hdr);

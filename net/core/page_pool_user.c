@@ -33,12 +33,15 @@ int page_pool_list(struct page_pool *pool)
 	return err < 0 ? err : 0;
 }
 
-/* The driver destroyed the pool; it lives on until its memory is back. */
+/* The driver destroyed the pool; it lives on until its memory is back,
+ * after its device and NAPI instance may be gone.
+ */
 void page_pool_detached(struct page_pool *pool)
 {
 	xa_lock_bh(&page_pools);
 	pool->user.detach_time = ktime_get_boottime_seconds() ?: 1;
 	pool->p.netdev = NULL;
+	pool->p.napi = NULL;
 	xa_unlock_bh(&page_pools);
 }
 
@@ -125,6 +128,7 @@ static int page_pool_nl_fill(struct sk_buff *rsp, const struct page_pool *pool,
 	if (nla_put_u32(rsp, NETDEV_A_PAGE_POOL_ID, pool->user.id) ||
 	    (pool->user.ifindex &&
 	     nla_put_u32(rsp, NETDEV_A_PAGE_POOL_IFINDEX, pool->user.ifindex)) ||
+	    netdev_nl_put_napi_id(rsp, NETDEV_A_PAGE_POOL_NAPI_ID, pool->p.napi) ||
 	    netdev_nl_put_uint(rsp, NETDEV_A_PAGE_POOL_INFLIGHT, inflight) ||
 	    netdev_nl_put_uint(rsp, NETDEV_A_PAGE_POOL_INFLIGHT_MEM,
 			       (u64)inflight * (PAGE_SIZE << pool->p.order)) ||

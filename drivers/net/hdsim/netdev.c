@@ -513,6 +513,7 @@ int hdsim_rq_mem_alloc(struct hdsim_port *port, unsigned int idx,
 		.max_len	= PAGE_SIZE,
 		.netdev		= port->netdev,
 		.queue_idx	= idx,
+		.napi		= &port->rq[idx].napi,
 	};
 
 	ASSERT_RTNL();
@@ -882,6 +883,7 @@ int hdsim_port_create(struct hdsim_dev *hdev, unsigned int port_idx)
 		rq->idx = i;
 		skb_queue_head_init(&rq->ring);
 		netif_napi_add(dev, &rq->napi, hdsim_napi_poll);
+		netif_queue_set_napi(dev, i, NETDEV_QUEUE_TYPE_RX, &rq->napi);
 	}
 	hdsim_ethtool_init(port);
 

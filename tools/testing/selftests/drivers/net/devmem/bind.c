@@ -120,6 +120,40 @@ TEST_F(bind, bind_one_queue_shows_id_in_queue_and_page_pool)
 	EXPECT_EQ(1, devmem_bindings_live());
 }
 
+/* Upstream's tools find a bound queue's pool by the napi-id of both. */
+TEST_F(bind, queues_and_pools_report_their_napi_id)
+{
+	struct devmem_pool_info pools[256];
+	uint32_t napi[NQUEUES], tx_napi = ~0U, id = 0;
+	int i, j, n, hits = 0;
+
+	for (i = 0; i < NQUEUES; i++) {
+		napi[i] = 0;
+		ASSERT_EQ(0, devmem_queue_napi_id(&self->nl, self->ifindex, i,
+						  UP_NETDEV_QUEUE_TYPE_RX,
+						  &napi[i]));
+		EXPECT_NE(0, napi[i]);
+		for (j = 0; j < i; j++)
+			EXPECT_NE(napi[j], napi[i]);
+	}
+	/* hdsim completes transmits without NAPI: no id to report */
+	ASSERT_EQ(0, devmem_queue_napi_id(&self->nl, self->ifindex, 0,
+					  UP_NETDEV_QUEUE_TYPE_TX, &tx_napi));
+	EXPECT_EQ(0, tx_napi);
+
+	ASSERT_EQ(0, devmem_bind_rx(&self->nl, self->ifindex, self->dmabuf,
+				    rxq1, 1, &id));
+	n = devmem_page_pools(&self->nl, pools, 256);
+	ASSERT_GT(n, 0);
+	for (i = 0; i < n; i++) {
+		if (pools[i].napi_id != napi[1] || pools[i].detach_time)
+			continue;
+		EXPECT_EQ((uint32_t)self->ifindex, pools[i].ifindex);
+		hits += pools[i].dmabuf == id;
+	}
+	EXPECT_EQ(1, hits);
+}
+
 TEST_F(bind, dmabuf_fd_may_close_right_after_bind)
 {
 	uint32_t id = 0;

@@ -330,18 +330,33 @@ static struct nlmsghdr *queue_get_req(struct devmem_nl *nl, char *buf,
 	return nlh;
 }
 
-int devmem_queue_get(struct devmem_nl *nl, uint32_t ifindex, uint32_t qid,
-		     uint32_t type, uint32_t *dmabuf_id)
+/* one u32 attribute of a queue-get reply, 0 if absent */
+static int queue_get_u32(struct devmem_nl *nl, uint32_t ifindex, uint32_t qid,
+			 uint32_t type, uint32_t attr, uint32_t *val)
 {
-	uint32_t want[2] = { UP_NETDEV_A_QUEUE_DMABUF, 0 };
+	uint32_t want[2] = { attr, 0 };
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	int ret;
 
 	ret = transact(nl, queue_get_req(nl, buf, ifindex, qid, type),
 		       u32_attr_cb, want);
-	if (!ret && dmabuf_id)
-		*dmabuf_id = want[1];
+	if (!ret && val)
+		*val = want[1];
 	return ret;
+}
+
+int devmem_queue_get(struct devmem_nl *nl, uint32_t ifindex, uint32_t qid,
+		     uint32_t type, uint32_t *dmabuf_id)
+{
+	return queue_get_u32(nl, ifindex, qid, type, UP_NETDEV_A_QUEUE_DMABUF,
+			     dmabuf_id);
+}
+
+int devmem_queue_napi_id(struct devmem_nl *nl, uint32_t ifindex, uint32_t qid,
+			 uint32_t type, uint32_t *napi_id)
+{
+	return queue_get_u32(nl, ifindex, qid, type, UP_NETDEV_A_QUEUE_NAPI_ID,
+			     napi_id);
 }
 
 /* rx-buf-len in an io-uring nest (0: none) */
@@ -427,6 +442,9 @@ static int pools_cb(const struct nlmsghdr *nlh, void *data)
 			break;
 		case UP_NETDEV_A_PAGE_POOL_IFINDEX:
 			p->ifindex = mnl_attr_get_u32(attr);
+			break;
+		case UP_NETDEV_A_PAGE_POOL_NAPI_ID:
+			p->napi_id = get_uint(attr);
 			break;
 		case UP_NETDEV_A_PAGE_POOL_INFLIGHT:
 			p->inflight = get_uint(attr);

@@ -24,6 +24,7 @@
 #define UP_NETDEV_A_DEV_IFINDEX		1
 #define UP_NETDEV_A_PAGE_POOL_ID	1
 #define UP_NETDEV_A_PAGE_POOL_IFINDEX	2
+#define UP_NETDEV_A_PAGE_POOL_NAPI_ID	3
 #define UP_NETDEV_A_PAGE_POOL_INFLIGHT	4
 #define UP_NETDEV_A_PAGE_POOL_INFLIGHT_MEM 5
 #define UP_NETDEV_A_PAGE_POOL_DETACH_TIME 6
@@ -32,6 +33,7 @@
 #define UP_NETDEV_A_QUEUE_ID		1
 #define UP_NETDEV_A_QUEUE_IFINDEX	2
 #define UP_NETDEV_A_QUEUE_TYPE		3
+#define UP_NETDEV_A_QUEUE_NAPI_ID	4
 #define UP_NETDEV_A_QUEUE_DMABUF	5
 #define UP_NETDEV_A_QUEUE_IO_URING	6
 #define UP_NETDEV_A_IO_URING_PROVIDER_INFO_RX_BUF_LEN 1
@@ -62,6 +64,7 @@ struct devmem_queue {
 struct devmem_pool_info {
 	uint32_t id;
 	uint32_t ifindex;
+	uint32_t napi_id;	/* 0: none */
 	uint64_t inflight;
 	uint64_t inflight_mem;
 	uint64_t detach_time;
@@ -100,6 +103,9 @@ int devmem_queue_get(struct devmem_nl *nl, uint32_t ifindex, uint32_t qid,
 int devmem_page_pools(struct devmem_nl *nl, struct devmem_pool_info *pools,
 		      int max);
 int devmem_dev_get(struct devmem_nl *nl, uint32_t ifindex);
+/* the napi-id queue-get reports for a queue in @napi_id, 0 if none */
+int devmem_queue_napi_id(struct devmem_nl *nl, uint32_t ifindex, uint32_t qid,
+			 uint32_t type, uint32_t *napi_id);
 /* an RX queue's io-uring nest: its rx-buf-len in @buf_len, 0 if none */
 int devmem_queue_io_uring(struct devmem_nl *nl, uint32_t ifindex,
 			  uint32_t qid, uint32_t *buf_len);

@@ -20,7 +20,7 @@ PATTERN=$(printf '\001\002\003\004\005\006')
 TMP=$(mktemp -d)
 trap 'e1000e_cleanup; rm -rf "$TMP"' EXIT
 
-PLAN=30
+PLAN=31
 ktap_plan $PLAN
 if ! e1000e_pair devmem-e1k 198.51.100 2001:db8:e1 || [ ! -e /dev/udmabuf ]; then
 	for i in $(seq $PLAN); do
@@ -267,6 +267,23 @@ relay_case()
 		{ sed 's/^/# /' "$TMP/bound.out" "$TMP/bound.log"; return 1; }
 }
 
+# One NAPI instance cleans e1000e's RX and TX ring: queue-get names it for
+# both queues, page-pool-get for the bound queue's pool, as upstream's
+# tools find a queue's pool.
+napi_case()
+{
+	local queues napi dmabuf ifindex
+
+	queues=$(./ncdevmem -f "$IF" --show-queues)
+	napi=$(echo "$queues" | sed -n 's/^.* rx queue 0 (napi \([0-9]*\)): dmabuf [0-9]* .*/\1/p')
+	dmabuf=$(echo "$queues" | sed -n 's/^.* rx queue 0 (napi [0-9]*): dmabuf \([0-9]*\) .*/\1/p')
+	ifindex=$(cat /sys/class/net/"$IF"/ifindex)
+	echo "# rx queue 0: napi ${napi:-none}, dmabuf ${dmabuf:-none}"
+	[ -n "$napi" ] && [ -n "$dmabuf" ] &&
+		echo "$queues" | grep -qx "$IF tx queue 0 (napi $napi)" &&
+		./ncdevmem --pools | grep -q "^pool [0-9]* ifindex $ifindex napi $napi .* dmabuf $dmabuf$" ||
+		{ echo "$queues" | sed 's/^/# /'; ./ncdevmem --pools | sed 's/^/# /'; return 1; }
+}
 ping_back()
 {
 	ping4 -c 3 -w 15 198.51.100.2 > "$TMP/ping" 2>&1 ||
@@ -277,6 +294,8 @@ if start_bound; then
 		plain_reader_case
 	ktap_check "bound: tcp-data-split off refused (EINVAL, extack)" \
 		refused_case
+	ktap_check "bound: queue-get and page-pool-get name the one NAPI instance" \
+		napi_case
 	ktap_check "bound: echo replies arrive with their body in device memory, dropped" \
 		icmp_bound_case
 	ktap_check "bound: MTU 9000, ring resized to 512, the stream still in device memory" \
@@ -290,6 +309,7 @@ if start_bound; then
 else
 	ktap_fail "bound: plain reader" "ncdevmem did not start: $(cat "$TMP/bound.log")"
 	ktap_fail "bound: refused changes" "ncdevmem did not start"
+	ktap_fail "bound: napi-id" "ncdevmem did not start"
 	ktap_fail "bound: ICMP" "ncdevmem did not start"
 	ktap_fail "bound: MTU and ring resize" "ncdevmem did not start"
 	ktap_fail "bound: binding gone" "ncdevmem did not start"

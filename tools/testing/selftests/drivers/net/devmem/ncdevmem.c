@@ -1526,28 +1526,35 @@ static int do_selftests(void)
 /* RX queues of the device and what memory backs them (queue-get). */
 static int do_show_queues(void)
 {
-	uint32_t combined = 0, max = 0, q, id, zc;
+	uint32_t q, id, zc, napi;
 	struct devmem_nl nl;
+	char what[64];
 	int ifindex;
 
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex || devmem_nl_open(&nl))
 		return 1;
-	ethtool_get_channels(&nl, ifindex, &combined, &max);
-	for (q = 0; q < combined; q++) {
-		if (devmem_queue_get(&nl, ifindex, q, UP_NETDEV_QUEUE_TYPE_RX,
-				     &id) ||
-		    devmem_queue_io_uring(&nl, ifindex, q, &zc))
+	/* queue-get answers EINVAL past the last queue */
+	for (q = 0; !devmem_queue_get(&nl, ifindex, q, UP_NETDEV_QUEUE_TYPE_RX,
+				      &id); q++) {
+		if (devmem_queue_io_uring(&nl, ifindex, q, &zc) ||
+		    devmem_queue_napi_id(&nl, ifindex, q,
+					 UP_NETDEV_QUEUE_TYPE_RX, &napi))
 			continue;
+		snprintf(what, sizeof(what), napi ? " (napi %u)" : "", napi);
 		if (id)
-			printf("%s rx queue %u: dmabuf %u (device memory)\n",
-			       ifname, q, id);
+			printf("%s rx queue %u%s: dmabuf %u (device memory)\n",
+			       ifname, q, what, id);
 		else if (zc)
-			printf("%s rx queue %u: io_uring zero-copy receive, %u-byte buffers\n",
-			       ifname, q, zc);
+			printf("%s rx queue %u%s: io_uring zero-copy receive, %u-byte buffers\n",
+			       ifname, q, what, zc);
 		else
-			printf("%s rx queue %u: host memory\n", ifname, q);
+			printf("%s rx queue %u%s: host memory\n", ifname, q, what);
 	}
+	for (q = 0; !devmem_queue_napi_id(&nl, ifindex, q,
+					  UP_NETDEV_QUEUE_TYPE_TX, &napi); q++)
+		if (napi)
+			printf("%s tx queue %u (napi %u)\n", ifname, q, napi);
 	devmem_nl_close(&nl);
 	return 0;
 }
@@ -1570,8 +1577,8 @@ static int do_show_pools(void)
 		return 1;
 	}
 	for (i = 0; i < n; i++)
-		printf("pool %u ifindex %u inflight %llu (%llu bytes)%s dmabuf %u\n",
-		       pools[i].id, pools[i].ifindex,
+		printf("pool %u ifindex %u napi %u inflight %llu (%llu bytes)%s dmabuf %u\n",
+		       pools[i].id, pools[i].ifindex, pools[i].napi_id,
 		       (unsigned long long)pools[i].inflight,
 		       (unsigned long long)pools[i].inflight_mem,
 		       pools[i].detach_time ? " detached" : "", pools[i].dmabuf);
@@ -1804,7 +1811,7 @@ static void help(const char *prog)
 		"          [--allow-host] [--connections N [--parallel]] [--unbind-after BYTES]\n"
 		"          [--uring | --zcrx [--memory host]]\n"
 		"       %s -f IF                  (bind self-tests)\n"
-		"       %s -f IF --show-queues    (what backs each RX queue)\n"
+		"       %s -f IF --show-queues    (what backs each RX queue, NAPI ids)\n"
 		"       %s --pools                (page pools, in flight, detached)\n"
 		"       %s -f IF --hds on|off|auto (tcp-data-split over netlink)\n"
 		"       %s -f IF --bind-only [--size BYTES] (bind cost, for make bench)\n"

@@ -223,10 +223,36 @@ TEST_F(zcrx, stream_lands_in_the_host_area)
 }
 
 /* What the netlink family shows: the queue's io-uring nest, one pool. */
+/*
+ * The pool of a zcrx queue, found as upstream's test finds it: the
+ * queue's napi-id from queue-get, then the one pool in page-pool-get with
+ * that napi-id and an io-uring nest. Its rx-buf-len, or -1 if not exactly
+ * one pool matches.
+ */
+static long zc_pool_buf_len(struct devmem_env *env, int q)
+{
+	struct devmem_pool_info pools[64];
+	uint32_t napi_id = 0;
+	long buf_len = -1;
+	int i, n, found = 0;
+
+	if (devmem_queue_napi_id(&env->nl, env->ifindex, q,
+				 UP_NETDEV_QUEUE_TYPE_RX, &napi_id) || !napi_id)
+		return -1;
+	n = devmem_page_pools(&env->nl, pools, 64);
+	for (i = 0; i < n; i++) {
+		if (pools[i].napi_id != napi_id || !pools[i].io_uring_buf)
+			continue;
+		buf_len = pools[i].io_uring_buf;
+		found++;
+	}
+	return found == 1 ? buf_len : -1;
+}
+
 TEST_F(zcrx, netlink_shows_the_instance_on_its_queue_and_pool)
 {
 	struct devmem_pool_info pools[64];
-	uint32_t buf_len = 0;
+	uint32_t napi_id = 0, napi_id_prev = 0, buf_len = 0;
 	int i, n, found = 0;
 
 	ASSERT_EQ(0, devmem_queue_io_uring(&self->env.nl, self->env.ifindex,
@@ -251,6 +277,18 @@ TEST_F(zcrx, netlink_shows_the_instance_on_its_queue_and_pool)
 		found++;
 	}
 	EXPECT_EQ(1, found);
+
+	/* each queue names its own NAPI; the pool is found by it */
+	ASSERT_EQ(0, devmem_queue_napi_id(&self->env.nl, self->env.ifindex,
+					  ZC_QUEUE, UP_NETDEV_QUEUE_TYPE_RX,
+					  &napi_id));
+	ASSERT_EQ(0, devmem_queue_napi_id(&self->env.nl, self->env.ifindex,
+					  ZC_QUEUE - 1, UP_NETDEV_QUEUE_TYPE_RX,
+					  &napi_id_prev));
+	EXPECT_NE(0, napi_id);
+	EXPECT_NE(0, napi_id_prev);
+	EXPECT_NE(napi_id, napi_id_prev);
+	EXPECT_EQ(4096, zc_pool_buf_len(&self->env, ZC_QUEUE));
 
 	/* the ring's exit takes the instance off the queue */
 	zr_ring_exit(&self->ring);
@@ -507,6 +545,7 @@ TEST_F(zcrx, large_buffers_from_huge_pages)
 	ASSERT_EQ(0, devmem_queue_io_uring(&self->env.nl, self->env.ifindex,
 					   ZC_QUEUE, &buf_len));
 	EXPECT_EQ(16384, buf_len);
+	EXPECT_EQ(16384, zc_pool_buf_len(&self->env, ZC_QUEUE));
 
 	zc_stream_ok(_metadata, &self->env, &self->ring, &self->z, bytes);
 }
