@@ -3,7 +3,7 @@
 
 H := harness
 
-.PHONY: help deps tree kernel tools checkpatch check check-full check-debug check-fleet test vm quilt series demo bench deb system-test clean
+.PHONY: help deps tree kernel tools checkpatch check check-full check-debug test vm quilt series demo bench deb system-test clean
 
 help:
 	@echo "make deps        install missing apt packages and virtme-ng (venv in build/)"
@@ -16,8 +16,6 @@ help:
 	@echo "make check-full  make check with the long streams at 1 GiB (128 MiB in make check)"
 	@echo "                 and make system-test (a Debian 12 image from our packages)"
 	@echo "make check-debug the whole suite on the debug kernel (KASAN, lockdep, kmemleak)"
-	@echo "make check-fleet the remote-peer tests on a kernel with Debian 12's networking"
-	@echo "                 options as Debian builds them: modules (netfilter, tc, kTLS, ...)"
 	@echo "make vm          interactive shell in the VM on the built kernel"
 	@echo "make quilt       shell in build/quilt to edit patches/ with quilt"
 	@echo "make series      git format-patch series in build/series, verified with git am"
@@ -25,7 +23,7 @@ help:
 	@echo "                 DEMO_NIC=e1000e, DEMO_MEM=p2p, DEMO_RX=zcrx (io_uring zero-copy receive)"
 	@echo "make bench       bind cost, devmem vs copy, DONTNEED cost (tables, CSV, PNG in build/bench)"
 	@echo "make deb         Debian packages in build/deb: linux-image/-headers (Debian 12's config,"
-	@echo "                 DEB_CONFIG=fleet: the fleet kernel's) and devmem-tcp-tools"
+	@echo "                 DEB_CONFIG=fleet: the test kernel's) and devmem-tcp-tools"
 	@echo "make system-test a Debian 12 image in build/, the packages installed with dpkg, booted"
 	@echo "                 from its own disk (systemd, udev): the end-to-end receive and send there"
 	@echo "make clean       remove build/ (keeps the ccache)"
@@ -55,12 +53,6 @@ check-full: tools
 # harness/debug.sh builds it and runs the whole suite on it.
 check-debug: tree
 	@$(H)/debug.sh all
-
-# The fleet's kernel: Debian 12's networking options, modules as Debian has them
-# (build/obj-fleet); harness/fleet.sh builds it and runs
-# harness/data/fleet-subset on it.
-check-fleet: tools
-	@$(H)/fleet.sh
 
 test: check
 

@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# `make check`: host checks, the whole kselftest suite on the kernel, then
-# the lifetime and bad-input tests (harness/data/debug-subset) on the
-# debug kernel, the remote-peer tests (harness/data/fleet-subset) on the
-# fleet's kernel (Debian 12's networking options, harness/fleet.sh), and
-# one closing line for all. DEVMEM_DEBUG=0 skips the debug kernel,
-# DEVMEM_FLEET=0 the fleet's; CHECK_FULL=1 (make check-full) or
-# DEVMEM_SYSTEM=1 adds `make system-test`.
+# `make check`: host checks, the whole kselftest suite on the kernel
+# (the series with Debian 12's networking options, modules where Debian
+# has modules, hdsim, e1000e and p2pbuf as modules: harness/fleet-config.sh),
+# then the lifetime and bad-input tests (harness/data/debug-subset) on the
+# debug kernel, and one closing line for all. DEVMEM_DEBUG=0 skips the
+# debug kernel; CHECK_FULL=1 (make check-full) or DEVMEM_SYSTEM=1 adds
+# `make system-test`.
 #
 # On the kernel, the long streams (devmem_rx.sh, devmem_tx.sh,
 # e1000e_tx.sh) are 128 MiB, to keep CI well inside its time;
@@ -24,21 +24,17 @@ fi
 H=$REPO/harness
 rc=0
 # Three builds run at nice 19 in the background, one after the other,
-# while the host checks and the plain kernel's tests run (guests waiting
-# on the wire leave CPU idle): the debug kernel with its kselftests, the
-# fleet's kernel, then the CONFIG_INET=n kernel and the kernel where only
-# e1000e wants page_pool (the host checks build-noinet and
-# build-e1000e-only). Each leaves its exit status in build/bg-<name>.rc.
+# while the host checks and the kernel's tests run (guests waiting on the
+# wire leave CPU idle): the debug kernel with its kselftests, then the
+# CONFIG_INET=n kernel and the kernel where only e1000e wants page_pool
+# (the host checks build-noinet and build-e1000e-only). Each leaves its
+# exit status in build/bg-<name>.rc.
 bg=$BUILD/bg
 rm -f "$bg"-*.rc
 (
 	if [ "${DEVMEM_DEBUG:-1}" = 1 ]; then
 		nice -n 19 "$H/debug.sh" build > "$bg-debug.out" 2>&1
 		echo $? > "$bg-debug.rc"
-	fi
-	if [ "${DEVMEM_FLEET:-1}" = 1 ]; then
-		nice -n 19 "$H/fleet.sh" build > "$bg-fleet.out" 2>&1
-		echo $? > "$bg-fleet.rc"
 	fi
 	nice -n 19 "$H/build-noinet.sh" > "$LOGS/build-noinet.log" 2>&1
 	echo $? > "$bg-noinet.rc"
@@ -57,7 +53,7 @@ bg_built() {
 	if [ -f "$bg-$1.out" ]; then sed 's/^/    /' "$bg-$1.out" >&2; fi
 	if [ "$(cat "$bg-$1.rc" 2>/dev/null)" = 0 ]; then echo 1; else echo 0; fi
 }
-say "background, at nice 19: the debug kernel's build, the fleet kernel's, then build-noinet and build-e1000e-only (logs: $bg-debug.out, $bg-fleet.out, $LOGS/build-*.log)"
+say "background, at nice 19: the debug kernel's build, then build-noinet and build-e1000e-only (logs: $bg-debug.out, $LOGS/build-*.log)"
 HOST_CHECKS_SKIP="build-noinet build-e1000e-only" "$H/host-checks.sh"
 CHECK_LABEL="kernel $LOCALVERSION" DEVMEM_LONG_MIB=${DEVMEM_LONG_MIB:-$long} \
 	DEVMEM_TX_LONG_MIB=${DEVMEM_TX_LONG_MIB:-$long} "$H/run-kselftests.sh" || rc=1
@@ -81,13 +77,6 @@ if [ "${DEVMEM_DEBUG:-1}" = 1 ]; then
 	say "debug kernel (KASAN, lockdep, kmemleak): the subset in harness/data/debug-subset"
 	DEBUG_BUILT=$(bg_built debug) "$H/debug.sh" subset || rc=1
 	runs+=("$BUILD/logs-debug/results")
-fi
-
-if [ "${DEVMEM_FLEET:-1}" = 1 ]; then
-	echo
-	say "fleet kernel (Debian 12's networking options, modules loaded on demand): the subset in harness/data/fleet-subset"
-	FLEET_BUILT=$(bg_built fleet) "$H/fleet.sh" || rc=1
-	runs+=("$BUILD/logs-fleet/results")
 fi
 
 # A Debian 12 system booted from its own disk with our packages

@@ -15,7 +15,7 @@
 #		linux-source does not ship, cleared (kbuild makes a signing
 #		key); no debug info (Debian's -dbg package is not made).
 #		About 4,000 modules: hours on two cores.
-#   fleet	the fleet kernel's config (harness/fleet-config.sh: Debian's
+#   fleet	the test kernel's config (harness/fleet-config.sh: Debian's
 #		networking options, as modules where Debian has modules),
 #		what `make system-test` installs (with DEB_EXTRA_CONFIG=
 #		config/deb-system.config: a disk and ext4 for a root of its
@@ -52,7 +52,7 @@ debian)
 	   --enable UDMABUF --enable NET_DEVMEM_DEBUG
 	;;
 fleet)
-	[ -f "$BUILD/fleet.config" ] || VARIANT=fleet "$REPO/harness/fleet-config.sh"
+	"$REPO/harness/fleet-config.sh"
 	"${KMAKE[@]}" -s tinyconfig > /dev/null
 	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$DOBJ" "$DOBJ/.config" \
 		"$REPO/config/devmem.config" "$BUILD/fleet.config" \

@@ -50,23 +50,23 @@ else
 	say "apt: all packages present (linux-source-6.1 $have_src)"
 fi
 
-# Debian's own config of the same 6.1: make check-fleet takes its
+# Debian's own config of the same 6.1: the test kernel takes its
 # networking options (harness/fleet-config.sh)
 src_now=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)
 have_cfg=$(dpkg-query -W -f='${Version}' linux-config-6.1 2>/dev/null || true)
 if [ -n "$src_now" ] && [ "$have_cfg" != "$src_now" ]; then
 	if [ "$(id -u)" != 0 ]; then
-		warn "linux-config-6.1 $src_now missing (make check-fleet): apt-get install linux-config-6.1=$src_now"
+		warn "linux-config-6.1 $src_now missing (the test kernel's config needs it): apt-get install linux-config-6.1=$src_now"
 	elif ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 		--no-install-recommends "linux-config-6.1=$src_now" > /dev/null; then
-		warn "linux-config-6.1 $src_now is not in the archive: make check-fleet cannot run"
+		warn "linux-config-6.1 $src_now is not in the archive: the test kernel cannot be configured"
 	else
 		say "apt: linux-config-6.1 $src_now"
 	fi
 fi
 
 # ovs-dpctl, which sets up Open vSwitch's kernel datapath by itself (the
-# fleet kernel's ovs case in peer.c). It ships in openvswitch-switch, whose
+# ovs case in peer.c). It ships in openvswitch-switch, whose
 # installation would start OVS's daemons on this machine: take the binary
 # out of the package into build/ovs instead (its libraries come with
 # openvswitch-common, above). run-kselftests.sh puts it in the guest's PATH.

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The fleet kernel's config fragment, taken from Debian 12's own config
+# The test kernel's config fragment (make check, demo, bench and
+# DEB_CONFIG=fleet), taken from Debian 12's own config
 # for 6.1 (package linux-config-6.1, amd64 "none" flavour, the same
 # 6.1.192 as our base), not from a hand-picked list: every option defined
 # under net/ and in the software parts of drivers/net/ (drivers/net/Kconfig

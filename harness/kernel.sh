@@ -18,6 +18,10 @@ KMAKE=(make -C "$SRC" O="$OBJ" LOCALVERSION="$LOCALVERSION"
 stamp=$OBJ/.stamp-config
 # FRAGMENT may name several files, merged in order (debug = base + debug).
 read -r -a FRAGS <<< "$FRAGMENT"
+# the fleet fragment is written from Debian's config and the tree
+case " $FRAGMENT " in
+*" $BUILD/fleet.config "*) "$REPO/harness/fleet-config.sh" ;;
+esac
 want_stamp=$(cat "${FRAGS[@]}" | sha1sum | cut -d' ' -f1)
 # config_lost: the options of the fragments that .config does not have as
 # asked (typos, missing deps), one line each
@@ -42,7 +46,10 @@ if [ ! -f "$OBJ/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want_stamp" ]
 	say "config: tinyconfig + $(for f in "${FRAGS[@]}"; do basename "$f"; done | paste -sd+)"
 	"${KMAKE[@]}" -s tinyconfig >/dev/null
 	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "${FRAGS[@]}" >/dev/null
-	"${KMAKE[@]}" -s olddefconfig >/dev/null
+	# (the fragments set some options twice: only the last one counts)
+	"${KMAKE[@]}" -s olddefconfig > /dev/null 2> "$OBJ/.olddefconfig.err" ||
+		{ cat "$OBJ/.olddefconfig.err" >&2; die "olddefconfig failed"; }
+	grep -v 'warning: override: reassigning to symbol' "$OBJ/.olddefconfig.err" >&2 || true
 	# Every option of the fragment must have survived.
 	lost=$(config_lost)
 	[ -z "$lost" ] || die "config fragment options did not survive olddefconfig:
@@ -50,7 +57,7 @@ $lost"
 	echo "$want_stamp" > "$stamp"
 fi
 
-# A modular config (the fleet kernel) builds its modules too: modpost then
+# A modular config (the suite's kernel) builds its modules too: modpost then
 # checks every symbol a module takes (exported, GPL, namespace imported).
 targets=bzImage
 grep -qx CONFIG_MODULES=y "$OBJ/.config" && targets="bzImage modules"

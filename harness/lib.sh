@@ -23,7 +23,7 @@ elif [ "$VARIANT" = iommu ]; then
 	OBJ=$BUILD/obj
 	LOGS=$BUILD/logs-iommu
 	KST=$BUILD/kselftest
-	FRAGMENT=$REPO/config/devmem.config
+	FRAGMENT="$REPO/config/devmem.config $BUILD/fleet.config"
 	LOCALVERSION=-devmem
 	export VM_IOMMU=1
 elif [ "$VARIANT" = p2p ]; then
@@ -32,20 +32,9 @@ elif [ "$VARIANT" = p2p ]; then
 	OBJ=$BUILD/obj
 	LOGS=$BUILD/logs-p2p
 	KST=$BUILD/kselftest
-	FRAGMENT=$REPO/config/devmem.config
+	FRAGMENT="$REPO/config/devmem.config $BUILD/fleet.config"
 	LOCALVERSION=-devmem
 	export VM_P2P=1
-elif [ "$VARIANT" = fleet ]; then
-	# the networking options of Debian 12's own 6.1 config, modules where
-	# Debian has modules, and hdsim, e1000e and p2pbuf as modules
-	# (harness/fleet-config.sh writes the fragment), with the default
-	# variant's kselftests: netfilter, bridge, tc, kTLS, ESP, MPTCP and
-	# openvswitch beside a live devmem flow (harness/fleet.sh)
-	OBJ=$BUILD/obj-fleet
-	LOGS=$BUILD/logs-fleet
-	KST=$BUILD/kselftest
-	FRAGMENT="$REPO/config/devmem.config $BUILD/fleet.config"
-	LOCALVERSION=-devmem-fleet
 elif [ "$VARIANT" = noinet ]; then
 	# built, never booted: the devmem core and SO_DEVMEM_DONTNEED
 	# without CONFIG_INET (harness/build-noinet.sh)
@@ -63,10 +52,15 @@ elif [ "$VARIANT" = e1000e-only ]; then
 	FRAGMENT=$REPO/config/e1000e-only.config
 	LOCALVERSION=-devmem-e1000e-only
 else
+	# The kernel of the suite, of make demo and make bench: the series
+	# with the networking options of Debian 12's own 6.1 config, modules
+	# where Debian has modules, hdsim, e1000e and p2pbuf as modules
+	# (harness/fleet-config.sh writes build/fleet.config from Debian's
+	# config; harness/kernel.sh runs it first)
 	OBJ=$BUILD/obj		# out-of-tree kernel objects
 	LOGS=$BUILD/logs
 	KST=$BUILD/kselftest	# installed kselftests
-	FRAGMENT=$REPO/config/devmem.config
+	FRAGMENT="$REPO/config/devmem.config $BUILD/fleet.config"
 	LOCALVERSION=-devmem
 fi
 JOBS=${JOBS:-$(($(nproc) + 1))}

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build every prefix of the series: check out each commit of the series
 # in turn (build/series-build, a worktree kept between runs) and build
-# vmlinux with the kernel's config fragment into build/obj-series, with
+# vmlinux with config/devmem.config into build/obj-series, with
 # ccache. Consecutive commits share their objects, so each step rebuilds
 # what the patch touched. Prints "<patch> builds" per patch and stops at
 # the first that does not.
@@ -43,6 +43,10 @@ KMAKE=(make -C "$WT" O="$SOBJ" LOCALVERSION=-devmem-series
        CC="ccache gcc" HOSTCC="ccache gcc" KBUILD_BUILD_USER=devmem
        KBUILD_BUILD_HOST=qemu)
 
+# Every prefix builds as the small kernel: tinyconfig + devmem.config
+# (the test kernel's Debian options are written from the tree itself,
+# harness/fleet-config.sh, and would make every prefix stale).
+FRAGMENT=$REPO/config/devmem.config
 frag_hash=$(cat $FRAGMENT | sha1sum | cut -c1-40)
 # What the build of prefix <commit> reads of it: its own diff outside
 # the paths vmlinux never reads (documentation, selftests, tools, the

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make system-test`: a real Debian 12 system, not virtme-ng's shared root.
 #  1. the packages (`make deb` with DEB_CONFIG=fleet and
-#     config/deb-system.config: the fleet kernel's options plus a disk and
+#     config/deb-system.config: the test kernel's options plus a disk and
 #     ext4 for a root of its own), unless build/deb has them;
 #  2. a Debian 12 (bookworm) minbase root from Debian's archive with
 #     mmdebstrap, once (build/system/base.tar), with systemd, udev, kmod

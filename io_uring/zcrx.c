@@ -380,8 +380,7 @@ static void io_zcrx_scrub(struct io_zcrx_ifq *ifq)
 	}
 }
 
-static int io_zcrx_check_reg(struct io_ring_ctx *ctx,
-			     struct io_uring_zcrx_ifq_reg *reg)
+static int io_zcrx_check_reg(const struct io_uring_zcrx_ifq_reg *reg)
 {
 	if (memchr_inv(reg->__resv, 0, sizeof(reg->__resv)) || reg->zcrx_id)
 		return -EINVAL;
@@ -533,7 +532,7 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 		return -EINVAL;
 	if (copy_from_user(&reg, arg, sizeof(reg)))
 		return -EFAULT;
-	ret = io_zcrx_check_reg(ctx, &reg);
+	ret = io_zcrx_check_reg(&reg);
 	if (ret)
 		return ret;
 	if (copy_from_user(&rd, u64_to_user_ptr(reg.region_ptr), sizeof(rd)))

@@ -272,16 +272,19 @@ relay_case()
 # tools find a queue's pool.
 napi_case()
 {
-	local queues napi dmabuf ifindex
+	local queues rxq0 napi dmabuf ifindex
 
 	queues=$(./ncdevmem -f "$IF" --show-queues)
-	napi=$(echo "$queues" | sed -n 's/^.* rx queue 0 (napi \([0-9]*\)): dmabuf [0-9]* .*/\1/p')
-	dmabuf=$(echo "$queues" | sed -n 's/^.* rx queue 0 (napi [0-9]*): dmabuf \([0-9]*\) .*/\1/p')
+	# "<if> rx queue 0 (napi N): dmabuf D (device memory)"
+	rxq0=$(echo "$queues" |
+	       sed -n 's/^.* rx queue 0 (napi \([0-9]*\)): dmabuf \([0-9]*\) .*/\1 \2/p')
+	read -r napi dmabuf <<< "$rxq0"
 	ifindex=$(cat /sys/class/net/"$IF"/ifindex)
 	echo "# rx queue 0: napi ${napi:-none}, dmabuf ${dmabuf:-none}"
 	[ -n "$napi" ] && [ -n "$dmabuf" ] &&
 		echo "$queues" | grep -qx "$IF tx queue 0 (napi $napi)" &&
-		./ncdevmem --pools | grep -q "^pool [0-9]* ifindex $ifindex napi $napi .* dmabuf $dmabuf$" ||
+		./ncdevmem --pools |
+		grep -q "^pool [0-9]* ifindex $ifindex napi $napi .* dmabuf $dmabuf$" ||
 		{ echo "$queues" | sed 's/^/# /'; ./ncdevmem --pools | sed 's/^/# /'; return 1; }
 }
 ping_back()

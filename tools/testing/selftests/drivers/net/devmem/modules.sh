@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The series on a modular kernel (the fleet's, harness/fleet.sh): e1000e
+# The series on a modular kernel (make check's, harness/fleet-config.sh): e1000e
 # loaded for its PCI id, networking modules loaded on demand by the tools
 # (nft, ip link, tc, ip xfrm), and hdsim and e1000e unloaded and loaded
 # again between cases, e1000e by udev from a replayed PCI uevent. What

@@ -13,8 +13,6 @@
 #define ZCRX_MAX_QUEUES		16
 #define ZCRX_RQ_ENTRIES		4096
 #define ZCRX_CQ_ENTRIES		8192
-/* completions one io_uring_enter waits for (at most 1 ms) */
-#define NCDM_ZCRX_BATCH		32
 
 struct ncdm_zcrx {
 	struct zr_ring ring;
@@ -98,10 +96,9 @@ int ncdm_zcrx_receive(struct ncdm_zcrx *z, int fd, ncdm_zcrx_frag_fn fn,
 		struct io_uring_cqe *cqe;
 		int end = 1;	/* 1: running, 0: done, <0: error */
 
-		/* a batch of completions per enter, or what came in 1 ms */
-		ret = zr_submit_wait_for(&z->ring, NCDM_ZCRX_BATCH, 1000000);
+		ret = zr_submit_wait(&z->ring, 1);
 		st->enters++;
-		if (ret < 0 && ret != -EINTR && ret != -ETIME)
+		if (ret < 0 && ret != -EINTR)
 			return ret;
 		while ((cqe = zr_peek_cqe(&z->ring))) {
 			struct zr_ifq *f = &z->ifq[inst];

@@ -1037,10 +1037,10 @@ TEST_F(peer, splice_from_device_memory_fails_efault)
 }
 
 /*
- * The tests below need options that are modules in the fleet's kernel
- * (Debian 12's own config, harness/fleet-config.sh) and that the small
- * test kernel lacks: there each skips, naming the option. Each runs its
- * feature beside a live devmem flow.
+ * The tests below need options that are modules in a distribution's
+ * kernel (make check's: Debian 12's own config, harness/fleet-config.sh)
+ * and that a small kernel lacks: there each skips, naming the option.
+ * Each runs its feature beside a live devmem flow.
  */
 
 /*

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* io_uring zero-copy receive from user space: see zcrx_lib.h. */
 #include <errno.h>
-#include <linux/time_types.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -120,24 +119,6 @@ int zr_submit_wait(struct zr_ring *r, unsigned int wait)
 
 	ret = sys_enter(r->fd, pending, wait,
 			wait ? IORING_ENTER_GETEVENTS : 0);
-	return ret < 0 ? -errno : ret;
-}
-
-int zr_submit_wait_for(struct zr_ring *r, unsigned int wait,
-		       long long timeout_ns)
-{
-	unsigned int pending = *r->sq_tail -
-			       __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE);
-	struct __kernel_timespec ts = {
-		.tv_sec = timeout_ns / 1000000000,
-		.tv_nsec = timeout_ns % 1000000000,
-	};
-	struct io_uring_getevents_arg arg = { .ts = (uintptr_t)&ts };
-	int ret;
-
-	ret = syscall(__NR_io_uring_enter, r->fd, pending, wait,
-		      IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, &arg,
-		      sizeof(arg));
 	return ret < 0 ? -errno : ret;
 }
 

@@ -39,9 +39,6 @@ void zr_ring_exit(struct zr_ring *r);
 struct io_uring_sqe *zr_get_sqe(struct zr_ring *r);
 /* submit what was queued, wait for @wait CQEs: io_uring_enter's result */
 int zr_submit_wait(struct zr_ring *r, unsigned int wait);
-/* the same, waiting at most @timeout_ns for them (-ETIME when it ran out) */
-int zr_submit_wait_for(struct zr_ring *r, unsigned int wait,
-		       long long timeout_ns);
 /* the next CQE, or NULL; zr_cqe_seen() consumes it */
 struct io_uring_cqe *zr_peek_cqe(struct zr_ring *r);
 void zr_cqe_seen(struct zr_ring *r);

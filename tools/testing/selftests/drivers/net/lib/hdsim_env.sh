@@ -12,6 +12,8 @@
 
 HDSIM_ID=
 HDSIM_NS=
+# hdsim has no device to be loaded for: on a modular kernel, load it
+[ -d /sys/bus/hdsim ] || modprobe -q hdsim 2>/dev/null || true
 
 # port_name <device id> <dev_port>
 port_name()
