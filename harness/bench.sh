@@ -106,42 +106,6 @@ d = [r for r in rows if r['mode'] == 'devmem' and r['dontneed_batch'] == '1024' 
 print(f"  default (up to 1024): {statistics.median(int(r['dontneed_ns_per_token']) for r in d)} ns/token, "
       f"{statistics.median(int(r['dontneed_calls']) / (int(r['bytes']) / 2**20) for r in d):.2f} calls/MiB")
 PY
-# Plot (matplotlib in the build venv, installed on first use).
-if ! "$VENV/bin/python" -c "import matplotlib" 2>/dev/null; then
-	say "pip: installing matplotlib into $VENV for the plot"
-	"$VENV/bin/pip" install -q matplotlib || die "cannot install matplotlib"
-fi
-"$VENV/bin/python" - "$OUT" <<'PY'
-import csv, statistics, sys
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-out = sys.argv[1]
-rows = list(csv.DictReader(open(f"{out}/rx.csv")))
-sizes = sorted({int(r['read_size']) for r in rows})
-def med(mode, rs):
-    v = [float(r['cpu_s']) / (int(r['bytes']) / 2**30) for r in rows
-         if r['mode'] == mode and int(r['read_size']) == rs and r['dontneed_batch'] in ('0', '1024')]
-    return statistics.median(v) if v else 0
-fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
-x = range(len(sizes))
-a.bar([i - 0.2 for i in x], [med('devmem', s) for s in sizes], 0.4, label='devmem')
-a.bar([i + 0.2 for i in x], [med('copy', s) for s in sizes], 0.4, label='copy')
-a.set_xticks(list(x), [f"{s // 1024} KiB" for s in sizes])
-a.set_ylabel('receiver CPU s per GiB (TCG)')
-a.set_title('receive: devmem vs copy')
-a.legend()
-bat = [r for r in rows if r['mode'] == 'devmem' and r['read_size'] == '65536']
-bat.sort(key=lambda r: int(r['dontneed_batch']))
-b.plot([int(r['dontneed_batch']) for r in bat], [int(r['dontneed_ns_per_token']) for r in bat], 'o-')
-b.set_xscale('log')
-b.set_xlabel('tokens per SO_DEVMEM_DONTNEED call')
-b.set_ylabel('ns per token')
-b.set_title('token return cost')
-fig.tight_layout()
-fig.savefig(f"{out}/bench.png", dpi=100)
-print(f"plot: {out}/bench.png")
-PY
 say "CSV: $OUT/bind.csv (netlink_bind_us: the whole bind-rx request, queue restart included; mem_bytes from debugfs devmem/binding_mem)"
 fi
 
@@ -349,4 +313,14 @@ else
 	part_failed "large net_iov" "$LOGS/bench-large-console.log"
 fi
 fi
+# The picture (matplotlib in the build venv, installed on first use), from
+# whatever CSVs this run and earlier runs left in build/bench: receiver
+# CPU per path at the headline buffer sizes, the many-connections table,
+# the sender's CPU on e1000e, the token return cost. A panel whose CSV is
+# missing says so.
+if ! "$VENV/bin/python" -c "import matplotlib" 2>/dev/null; then
+	say "pip: installing matplotlib into $VENV for the plot"
+	"$VENV/bin/pip" install -q matplotlib || die "cannot install matplotlib"
+fi
+"$VENV/bin/python" "$REPO/harness/bench-plot.py" "$OUT"
 [ -z "$FAILED" ] || die "benchmark parts failed:$FAILED (reasons above)"
