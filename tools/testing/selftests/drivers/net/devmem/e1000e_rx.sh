@@ -356,8 +356,10 @@ unbind_traffic_case()
 		--unbind-after $((2 << 20)) > "$out" 2> "$log" &
 	pid=$!
 	wait_line "$log" "^listening" || { kill $pid; return 1; }
-	ip netns exec "$NS" socat -u "FILE:$TMP/send" TCP:198.51.100.1:$PORT
-	wait $pid || { cat "$log" "$out"; return 1; }
+	# a stream that stalls fails the case instead of hanging the run
+	timeout 120 ip netns exec "$NS" socat -u "FILE:$TMP/send" TCP:198.51.100.1:$PORT ||
+		{ echo "# sender stopped: exit $?"; kill $pid; }
+	wait $pid || { sed 's/^/# /' "$log" "$out"; return 1; }
 	got=$(sed -n 's/^sha256 //p' "$out")
 	echo "# $(grep "^unbound" "$log"); $(grep "^received" "$out")"
 	grep -q "^received 8388608 bytes: [1-9][0-9]* in device memory" "$out" &&
