@@ -50,6 +50,16 @@ def missing(ax, title, name):
     ax.set_yticks([])
 
 
+def annotate(ax, title, ylabel, xlabel=None, legend=False):
+    ax.set_title(title)
+    ax.set_ylabel(ylabel)
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    if legend:
+        ax.legend(fontsize=8)
+
+
+CPU = 'receiver CPU s per GiB (TCG)'
 fig, axes = plt.subplots(2, 2, figsize=(12, 8))
 (paths, conns), (send, tokens) = axes
 
@@ -72,9 +82,7 @@ if rx:
         paths.bar([i + (k - 1.5) * w for i in range(len(cases))], ys, w,
                   label=label)
     paths.set_xticks(range(len(cases)), [c[0] for c in cases])
-    paths.set_ylabel('receiver CPU s per GiB (TCG)')
-    paths.set_title('receive paths, hdsim, MTU 1500')
-    paths.legend(fontsize=8)
+    annotate(paths, 'receive paths, hdsim, MTU 1500', CPU, legend=True)
 else:
     missing(paths, 'receive paths', 'rx-large.csv: make bench BENCH_ONLY=paths')
 
@@ -89,10 +97,8 @@ if sc:
             conns.plot([n for n, _ in pts], [y for _, y in pts], 'o-',
                        label=layout)
     conns.set_xscale('log', base=2)
-    conns.set_xlabel('connections')
-    conns.set_ylabel('receiver CPU s per GiB (TCG)')
-    conns.set_title('many connections, 64 KiB net_iovs, packing on')
-    conns.legend(fontsize=8)
+    annotate(conns, 'many connections, 64 KiB net_iovs, packing on', CPU,
+             'connections', legend=True)
 else:
     missing(conns, 'many connections', 'scale-large.csv: make bench BENCH_ONLY=scale')
 
@@ -101,8 +107,7 @@ if tx:
     modes = [m for m in ('copy', 'zerocopy', 'devmem')
              if any(r['mode'] == m for r in tx)]
     send.bar(modes, [med([r for r in tx if r['mode'] == m]) for m in modes])
-    send.set_ylabel('sender CPU s per GiB (TCG)')
-    send.set_title('send on e1000e')
+    annotate(send, 'send on e1000e', 'sender CPU s per GiB (TCG)')
 else:
     missing(send, 'send on e1000e', 'tx-e1000e.csv: make bench BENCH_ONLY=e1000e')
 
@@ -116,9 +121,8 @@ if bat:
     xs = sorted(by)
     tokens.plot(xs, [statistics.median(by[x]) for x in xs], 'o-')
     tokens.set_xscale('log')
-    tokens.set_xlabel('tokens per SO_DEVMEM_DONTNEED call')
-    tokens.set_ylabel('ns per token')
-    tokens.set_title('token return cost')
+    annotate(tokens, 'token return cost', 'ns per token',
+             'tokens per SO_DEVMEM_DONTNEED call')
 else:
     missing(tokens, 'token return cost', 'rx.csv: make bench')
 
