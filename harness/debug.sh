@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # The debug kernel (KASAN, lockdep, kmemleak...: config/debug.config):
 # build it and its kselftests, boot it, run the tests.
-#   debug.sh subset	the tests in harness/data/debug-subset (make check)
+#   debug.sh subset	the tests in harness/data/debug-subset (make check),
+#			in two VMs side by side: build/logs-debug and
+#			build/logs-debug-2 (DEBUG_VMS=1: one VM)
 #   debug.sh all	the whole suite (make check-debug)
 #   debug.sh build	only build the kernel and its kselftests (make check
 #			runs this in the background, at nice 19, while the
@@ -24,19 +26,46 @@ export VM_UDEV=${VM_UDEV:-0}
 . "$(dirname "$0")/lib.sh"
 
 H=$REPO/harness
-args=
-if [ "${1:-subset}" = subset ]; then
-	args=$(grep -v '^#' "$REPO/harness/data/debug-subset" | sed 's/^/-t /' | xargs)
-	export DEVMEM_STREAMS=${DEVMEM_STREAMS:-0}
-fi
 mkdir -p "$LOGS"
 if [ "${DEBUG_BUILT:-0}" != 1 ] && { ! "$H/kernel.sh" || ! "$H/tools.sh"; }; then
 	printf 'FAIL\tdebug kernel build\n' > "$LOGS/results"
 	exit 1
 fi
 [ "${1:-}" = build ] && exit 0
-CHECK_LABEL="debug kernel" KSELFTEST_ARGS="$args" \
-	DEVMEM_LONG_MIB=${DEVMEM_LONG_MIB:-128} \
-	DEVMEM_TX_LONG_MIB=${DEVMEM_TX_LONG_MIB:-8} \
-	FUZZ_NL_MSGS=${FUZZ_NL_MSGS:-10000} \
-	PEER_FUZZ_ROUNDS=${PEER_FUZZ_ROUNDS:-1} "$H/run-kselftests.sh"
+rm -rf "$LOGS-2"
+
+# run <label> <run_kselftest.sh arguments>
+run()
+{
+	CHECK_LABEL="$1" KSELFTEST_ARGS="$2" \
+		DEVMEM_LONG_MIB=${DEVMEM_LONG_MIB:-128} \
+		DEVMEM_TX_LONG_MIB=${DEVMEM_TX_LONG_MIB:-8} \
+		FUZZ_NL_MSGS=${FUZZ_NL_MSGS:-10000} \
+		PEER_FUZZ_ROUNDS=${PEER_FUZZ_ROUNDS:-1} "$H/run-kselftests.sh"
+}
+
+if [ "${1:-subset}" != subset ]; then
+	run "debug kernel" ""
+	exit
+fi
+export DEVMEM_STREAMS=${DEVMEM_STREAMS:-0}
+# -t arguments of the subset's tests, of VM <n> (all with one VM)
+tests()
+{
+	awk -v vm="$1" '!/^#/ && NF && (vm == 0 || $2 == vm) {print "-t " $1}' \
+		"$REPO/harness/data/debug-subset" | xargs
+}
+if [ "${DEBUG_VMS:-2}" = 1 ]; then
+	run "debug kernel" "$(tests 0)"
+	exit
+fi
+# The second VM's output waits in its log while the first's is shown.
+say "two debug VMs side by side; the second's results follow the first's (its log: $LOGS-2/run.log)"
+mkdir -p "$LOGS-2"
+LOGS_SUFFIX=-2 run "debug kernel, VM 2" "$(tests 2)" > "$LOGS-2/run.log" 2>&1 &
+second=$!
+rc=0
+run "debug kernel, VM 1" "$(tests 1)" || rc=1
+wait $second || rc=1
+cat "$LOGS-2/run.log"
+exit $rc

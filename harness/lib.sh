@@ -63,12 +63,66 @@ else
 	FRAGMENT="$REPO/config/devmem.config $BUILD/fleet.config"
 	LOCALVERSION=-devmem
 fi
+# LOGS_SUFFIX: a second log directory of the same variant, for a second
+# VM booted beside the first (debug.sh runs its subset in two)
+LOGS=$LOGS${LOGS_SUFFIX:-}
 JOBS=${JOBS:-$(($(nproc) + 1))}
 
 # Directories of the repo that hold new kernel files.
 KERNEL_DIRS="net include drivers Documentation samples tools io_uring"
 
 BASE_TARBALL=/usr/src/linux-source-6.1.tar.xz
+
+# Builds of the whole tree in other configs (build-noinet.sh,
+# build-e1000e-only.sh) are recorded in patches/configs.built, as
+# series-build.sh records the prefixes: "<variant> <hash>", the hash of
+# what the build reads (build_inputs_hash). `make check` builds a variant
+# only when the record does not match, and records it when it builds;
+# commit that file with the patches.
+CONFIGS_BUILT=$REPO/patches/configs.built
+
+# build_inputs_hash: a hash of what the build of $SRC as $VARIANT reads:
+# the tree's change from the base outside the paths vmlinux never reads
+# (full blob ids, no rename detection: the same text on any machine), the
+# base's version, the config fragments and the scripts that configure and
+# build it.
+build_inputs_hash()
+{
+	local f
+
+	{
+		git -C "$SRC" -c core.quotepath=on diff --full-index --no-renames \
+			--no-color --no-ext-diff base -- . ':(exclude)Documentation' \
+			':(exclude)tools/testing' ':(exclude)tools/net' \
+			':(exclude)samples' ':(exclude)MAINTAINERS'
+		cat "$REPO/config/base-version"
+		for f in $FRAGMENT "$REPO/harness/kernel.sh" \
+			 "$REPO/harness/build-$VARIANT.sh"; do
+			sha1sum < "$f"
+		done
+	} | sha1sum | cut -c1-40
+}
+
+# build_recorded <variant>: true if patches/configs.built has the
+# variant with the hash of what its build reads now.
+build_recorded()
+{
+	grep -qsx "$1 $(build_inputs_hash)" "$CONFIGS_BUILT"
+}
+
+# record_build <variant>: write the variant's line in patches/configs.built.
+record_build()
+{
+	local h
+
+	h=$(build_inputs_hash)
+	{
+		grep -s -v "^$1 " "$CONFIGS_BUILT" ||
+			echo "# Whole-tree builds in other configs (harness/lib.sh: record_build)"
+		echo "$1 $h"
+	} > "$CONFIGS_BUILT.new"
+	mv "$CONFIGS_BUILT.new" "$CONFIGS_BUILT"
+}
 
 say()  { printf '==> %s\n' "$*"; }
 warn() { printf '\n!!! WARNING: %s\n\n' "$*" >&2; }
