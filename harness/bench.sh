@@ -31,11 +31,12 @@ part_failed()
 	printf '\n!!! FAILED: the %s benchmark: %s\n(console: %s)\n\n' "$1" "$why" "$2" >&2
 	FAILED="$FAILED $1"
 }
-# BENCH_ONLY=large or e1000e: that part alone (the others take ~4 min);
+# BENCH_ONLY=rx, large or e1000e: that part alone (rx: bind and receive
+# on hdsim, DONTNEED by batch; the others take ~4 min);
 # scale: only the large part's connections table; paths: only its
 # receive paths at MTU 1500 (recvmsg, io_uring and zcrx against copy)
 ONLY=${BENCH_ONLY:-all}
-if [ "$ONLY" = all ]; then
+if [ "$ONLY" = all ] || [ "$ONLY" = rx ]; then
 rm -f "$OUT/bind.csv"
 say "booting the VM for the bind benchmark (udmabuf.size_limit_mb=1100)"
 VM_APPEND="udmabuf.size_limit_mb=1100" timeout --kill-after=15 900 \
@@ -184,7 +185,7 @@ fi
 
 # Large net_iovs: what one cmsg, one frag and one token cost when the
 # device packs segments into 4, 16 and 64 KiB buffers (hdsim rx-gro-hw).
-if [ "$ONLY" != e1000e ]; then
+if [ "$ONLY" != e1000e ] && [ "$ONLY" != rx ]; then
 if [ "$ONLY" = scale ]; then
 	say "booting the VM for the connections table (hdsim, 64 KiB net_iovs, packing on)"
 else

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Device memory TX: what the socket layer asks of a bind-tx binding
- * (net/core/devmem.c).
+ * (net/core/devmem_tx.c).
  */
 #ifndef _NET_DEVMEM_TX_H
 #define _NET_DEVMEM_TX_H

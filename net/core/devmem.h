@@ -79,7 +79,9 @@ int net_devmem_bind_dmabuf_to_queue(struct net_device *dev, u32 rxq_idx,
 void net_devmem_unbind_dmabuf(struct net_devmem_dmabuf_binding *binding);
 void net_devmem_unbind_owned(const struct sock *sk);
 bool net_devmem_has_bindings(void);
+void net_devmem_dmabuf_binding_get(struct net_devmem_dmabuf_binding *binding);
 void net_devmem_dmabuf_binding_put(struct net_devmem_dmabuf_binding *binding);
+struct net_devmem_dmabuf_binding *net_devmem_lookup_dmabuf(u32 id);
 
 static inline struct net_devmem_dmabuf_binding *
 net_iov_binding(const struct net_iov *niov)

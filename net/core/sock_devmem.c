@@ -8,10 +8,14 @@
  * socket is closed. The store lives in struct sock, so that the
  * setsockopt side needs nothing of IPv4.
  *
- * The store is an array of slots. A used slot holds the net_iov pointer;
- * a free slot holds the index of the next free slot, shifted left with
- * bit 0 set, so free slots form a stack threaded through the array.
- * Token t is slot t - 1 (0 is never a token). The receive path takes the
+ * The store is a table of slots, in chunks of one page. A used slot
+ * holds the net_iov pointer; a free slot holds the index of the next free
+ * slot, shifted left with bit 0 set, so free slots form a stack threaded
+ * through the table. Token t is slot t - 1 (0 is never a token). Chunks
+ * never move: the table grows by new chunks and a larger chunk directory,
+ * both filled outside the store lock, so that growing a socket that holds
+ * millions of tokens never stalls receive and DONTNEED on that CPU behind
+ * a copy. The receive path takes the
  * store lock twice per skb (take slots, commit them), DONTNEED once per
  * call; freed ranges are pushed back in reverse, so that the next
  * recvmsg gets ascending, contiguous tokens again and user space can
@@ -30,24 +34,36 @@
 #include <net/sock.h>
 #include <net/sock_devmem.h>
 
-#define CREATE_TRACE_POINTS
 #include <trace/events/devmem.h>
 
 /* Tokens one socket can hold: keeps a runaway application from pinning
- * the kernel's memory for the slot array.
+ * the kernel's memory for the slot table.
  */
 #define SK_DEVMEM_MAX_TOKENS	BIT(24)
 
 #define SLOT_FREE		1UL
 #define SLOT_END		((unsigned long)U32_MAX)
 
+#define SLOTS_PER_CHUNK		(PAGE_SIZE / sizeof(unsigned long))
+#define SLOT_CHUNK_SHIFT	ilog2(SLOTS_PER_CHUNK)
+#define SLOT_CHUNK_MASK		(SLOTS_PER_CHUNK - 1)
+
 struct sk_devmem_tokens {
 	spinlock_t lock;	/* protects everything below */
-	u32 size;		/* slots allocated */
+	u32 size;		/* slots allocated, a multiple of SLOTS_PER_CHUNK */
 	u32 used;		/* slots holding a net_iov */
 	u32 free_head;		/* first free slot, or SLOT_END */
-	unsigned long *slots;
+	/* chunk pointers: the first size / SLOTS_PER_CHUNK are in use. Only
+	 * the socket lock holder grows it; entries past size are unused
+	 */
+	u32 dir_size;
+	unsigned long **chunks;
 };
+
+static unsigned long *slot_ptr(struct sk_devmem_tokens *store, u32 slot)
+{
+	return &store->chunks[slot >> SLOT_CHUNK_SHIFT][slot & SLOT_CHUNK_MASK];
+}
 
 static bool slot_is_free(unsigned long v)
 {
@@ -84,46 +100,75 @@ static struct sk_devmem_tokens *sk_devmem_tokens_get(struct sock *sk)
 }
 
 /* Make room for @n more tokens. Called with the socket lock held, which
- * keeps other allocators out; DONTNEED only frees, under store->lock.
+ * keeps other allocators out; DONTNEED only frees, under store->lock,
+ * and reads no chunk or directory entry at or past store->size.
+ *
+ * New chunks, and a larger directory when the chunks outgrow it, are
+ * allocated and filled before the lock; under it, only the new slots'
+ * link to the free stack, the directory pointer and the size change.
  */
 static int sk_devmem_tokens_reserve(struct sk_devmem_tokens *store, u32 n)
 {
-	unsigned long *slots, *old;
-	u32 size, i;
+	unsigned long **dir = store->chunks, **old_dir = NULL;
+	u32 have = store->size / SLOTS_PER_CHUNK;
+	u32 dir_size = store->dir_size;
+	u32 size, want, c, i;
+	unsigned long *last;
 
 	if (store->size - store->used >= n)
 		return 0;
 
-	size = max3(store->size * 2, store->used + n, 256U);
-	if (size > SK_DEVMEM_MAX_TOKENS) {
-		if (store->used + n > SK_DEVMEM_MAX_TOKENS)
-			return -ENOBUFS;
-		size = SK_DEVMEM_MAX_TOKENS;
+	if (store->used + n > SK_DEVMEM_MAX_TOKENS)
+		return -ENOBUFS;
+	size = round_up(store->used + n, SLOTS_PER_CHUNK);
+	want = size / SLOTS_PER_CHUNK;
+
+	if (want > dir_size) {
+		dir_size = min_t(u32, max3(dir_size * 2, want, 8U),
+				 SK_DEVMEM_MAX_TOKENS / SLOTS_PER_CHUNK);
+		dir = kvcalloc(dir_size, sizeof(*dir), GFP_KERNEL);
+		if (!dir)
+			return -ENOMEM;
+		/* the chunks in use; only this path writes the directory */
+		if (have)
+			memcpy(dir, store->chunks, have * sizeof(*dir));
 	}
 
-	slots = kvmalloc_array(size, sizeof(*slots), GFP_KERNEL);
-	if (!slots)
-		return -ENOMEM;
+	for (c = have; c < want; c++) {
+		dir[c] = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		if (!dir[c])
+			goto err_free_chunks;
+		/* new slots go on top of the free stack, in ascending order */
+		for (i = 0; i < SLOTS_PER_CHUNK; i++)
+			dir[c][i] = slot_free_link(c * SLOTS_PER_CHUNK + i + 1);
+	}
+	last = &dir[want - 1][SLOTS_PER_CHUNK - 1];
 
 	spin_lock_bh(&store->lock);
-	if (store->size)
-		memcpy(slots, store->slots, store->size * sizeof(*slots));
-	/* new slots go on top of the free stack, in ascending order */
-	for (i = store->size; i < size; i++)
-		slots[i] = slot_free_link(i + 1 < size ? i + 1 : store->free_head);
+	*last = slot_free_link(store->free_head);
 	store->free_head = store->size;
-	old = store->slots;
-	store->slots = slots;
+	if (dir != store->chunks) {
+		old_dir = store->chunks;
+		store->chunks = dir;
+		store->dir_size = dir_size;
+	}
 	store->size = size;
 	spin_unlock_bh(&store->lock);
 
-	kvfree(old);
+	kvfree(old_dir);
 	return 0;
+
+err_free_chunks:
+	while (c-- > have)
+		kfree(dir[c]);
+	if (dir != store->chunks)
+		kvfree(dir);
+	return -ENOMEM;
 }
 
 static void sk_devmem_slot_push(struct sk_devmem_tokens *store, u32 slot)
 {
-	store->slots[slot] = slot_free_link(store->free_head);
+	*slot_ptr(store, slot) = slot_free_link(store->free_head);
 	store->free_head = slot;
 }
 
@@ -155,7 +200,7 @@ int sk_devmem_tokens_take(struct sock *sk, u32 *tokens, u32 n)
 	spin_lock_bh(&store->lock);
 	for (i = 0; i < n; i++) {
 		slot = store->free_head;
-		store->free_head = slot_next(store->slots[slot]);
+		store->free_head = slot_next(*slot_ptr(store, slot));
 		tokens[i] = slot + 1;
 	}
 	spin_unlock_bh(&store->lock);
@@ -182,7 +227,7 @@ void sk_devmem_tokens_commit(struct sock *sk, const u32 *tokens,
 
 	spin_lock_bh(&store->lock);
 	for (i = 0; i < used; i++)
-		store->slots[tokens[i] - 1] = (unsigned long)niovs[i];
+		*slot_ptr(store, tokens[i] - 1) = (unsigned long)niovs[i];
 	store->used += used;
 	/* in reverse, so that they come out in the same order next time */
 	for (i = n; i-- > used;)
@@ -202,7 +247,7 @@ static struct net_iov *sk_devmem_token_del(struct sk_devmem_tokens *store,
 	if (!token || slot >= store->size)
 		return NULL;
 
-	v = store->slots[slot];
+	v = *slot_ptr(store, slot);
 	if (slot_is_free(v))
 		return NULL;
 
@@ -274,17 +319,23 @@ out:
 void sk_devmem_tokens_release(struct sock *sk)
 {
 	struct sk_devmem_tokens *store = sk->sk_devmem_tokens;
-	u32 i;
+	u32 c, i;
 
 	if (!store)
 		return;
 
 	trace_devmem_tokens_release(sk, store->used);
-	for (i = 0; i < store->size; i++)
-		if (!slot_is_free(store->slots[i]))
-			page_pool_unref_net_iov((struct net_iov *)store->slots[i]);
+	for (c = 0; c < store->size / SLOTS_PER_CHUNK; c++) {
+		for (i = 0; i < SLOTS_PER_CHUNK; i++) {
+			unsigned long v = store->chunks[c][i];
+
+			if (!slot_is_free(v))
+				page_pool_unref_net_iov((struct net_iov *)v);
+		}
+		kfree(store->chunks[c]);
+	}
 
 	sk->sk_devmem_tokens = NULL;
-	kvfree(store->slots);
+	kvfree(store->chunks);
 	kfree(store);
 }

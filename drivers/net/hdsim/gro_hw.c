@@ -210,7 +210,7 @@ static bool hdsim_gro_hw_open(struct hdsim_rq *rq, struct sk_buff *src,
 }
 
 /**
- * hdsim_hw_gro_add() - let a split TCP frame join its flow's session
+ * hdsim_gro_hw_add() - let a split TCP frame join its flow's session
  * @rq: RX queue, in its NAPI poll
  * @src: the frame on the wire
  * @h: where its headers are
@@ -219,7 +219,7 @@ static bool hdsim_gro_hw_open(struct hdsim_rq *rq, struct sk_buff *src,
  * open one or a new one); false if the caller must deliver it alone,
  * after its flow's aggregate, which this closed.
  */
-bool hdsim_hw_gro_add(struct hdsim_rq *rq, struct sk_buff *src,
+bool hdsim_gro_hw_add(struct hdsim_rq *rq, struct sk_buff *src,
 		      const struct hdsim_hdrs *h)
 {
 	unsigned int buf_size = hdsim_rx_buf_size(rq);
@@ -283,35 +283,35 @@ join:
 }
 
 /**
- * hdsim_hw_gro_flush() - close every session of the queue and hand their
+ * hdsim_gro_hw_flush() - close every session of the queue and hand their
  *	aggregates to the stack
  * @rq: RX queue, in its NAPI poll
  */
-void hdsim_hw_gro_flush(struct hdsim_rq *rq)
+void hdsim_gro_hw_flush(struct hdsim_rq *rq)
 {
 	hdsim_gro_hw_close_flows(rq, true, 0);
 }
 
 /**
- * hdsim_hw_gro_flush_flow() - close the session of @src's flow, if any,
+ * hdsim_gro_hw_flush_flow() - close the session of @src's flow, if any,
  *	before @src goes to the stack unpacked
  * @rq: RX queue, in its NAPI poll
  * @src: a frame on the wire that does not take part in packing
  */
-void hdsim_hw_gro_flush_flow(struct hdsim_rq *rq, struct sk_buff *src)
+void hdsim_gro_hw_flush_flow(struct hdsim_rq *rq, struct sk_buff *src)
 {
 	if (rq->gro_hw.open)
 		hdsim_gro_hw_close_flows(rq, false, skb_get_hash(src));
 }
 
 /**
- * hdsim_hw_gro_discard() - drop the open sessions of a stopped queue
+ * hdsim_gro_hw_discard() - drop the open sessions of a stopped queue
  * @rq: RX queue whose NAPI is disabled
  *
  * Their frames are lost, as those of a ring being torn down; TCP sends
  * them again. The payload buffers go back to their pool with the skbs.
  */
-void hdsim_hw_gro_discard(struct hdsim_rq *rq)
+void hdsim_gro_hw_discard(struct hdsim_rq *rq)
 {
 	struct hdsim_gro_hw *gh = &rq->gro_hw;
 	unsigned int i;

@@ -204,47 +204,58 @@ static inline unsigned int hdsim_rx_buf_size(const struct hdsim_rq *rq)
 }
 
 /* netdev.c */
-extern const struct netdev_queue_mgmt_ops hdsim_queue_mgmt_ops;
+int hdsim_port_create(struct hdsim_dev *hdev, unsigned int port_idx);
+void hdsim_port_destroy(struct hdsim_port *port);
+void hdsim_link_ports(struct hdsim_dev *hdev);
+extern struct rtnl_link_ops hdsim_link_ops;
+
+/* rx.c: the DMA engine, header/data split, NAPI */
 void hdsim_dma_write(struct hdsim_dev *hdev, dma_addr_t dma,
 		     const struct sk_buff *src, int off, int len);
+struct sk_buff *hdsim_tx_fetch(struct hdsim_dev *hdev, struct sk_buff *skb);
 struct sk_buff *hdsim_rx_hdr_skb(struct hdsim_rq *rq, struct sk_buff *src,
 				 int hdr_len);
 void hdsim_rx_payload(struct hdsim_rq *rq, netmem_ref buf,
 		      unsigned int buf_off, struct sk_buff *src, int off,
 		      int len);
 void hdsim_rx_deliver(struct hdsim_rq *rq, struct sk_buff *skb, bool csum_ok);
-int hdsim_port_create(struct hdsim_dev *hdev, unsigned int port_idx);
-void hdsim_port_destroy(struct hdsim_port *port);
-void hdsim_link_ports(struct hdsim_dev *hdev);
+int hdsim_napi_poll(struct napi_struct *napi, int budget);
+
+/* queue.c */
+extern const struct netdev_queue_mgmt_ops hdsim_queue_mgmt_ops;
 int hdsim_rq_mem_alloc(struct hdsim_port *port, unsigned int idx,
 		       struct hdsim_rq_mem *mem);
 void hdsim_rq_mem_free(struct hdsim_rq_mem *mem);
-extern struct rtnl_link_ops hdsim_link_ops;
+void hdsim_rq_start(struct hdsim_rq *rq, struct hdsim_rq_mem *mem);
+void hdsim_rq_stop(struct hdsim_rq *rq, struct hdsim_rq_mem *mem);
+
+/* debugfs.c */
+void hdsim_debugfs_port(struct hdsim_port *port);
 
 /* gro_hw.c: packing, needs the TCP stack */
 #if IS_ENABLED(CONFIG_INET)
-bool hdsim_hw_gro_add(struct hdsim_rq *rq, struct sk_buff *src,
+bool hdsim_gro_hw_add(struct hdsim_rq *rq, struct sk_buff *src,
 		      const struct hdsim_hdrs *h);
-void hdsim_hw_gro_flush(struct hdsim_rq *rq);
-void hdsim_hw_gro_flush_flow(struct hdsim_rq *rq, struct sk_buff *src);
-void hdsim_hw_gro_discard(struct hdsim_rq *rq);
+void hdsim_gro_hw_flush(struct hdsim_rq *rq);
+void hdsim_gro_hw_flush_flow(struct hdsim_rq *rq, struct sk_buff *src);
+void hdsim_gro_hw_discard(struct hdsim_rq *rq);
 #else
-static inline bool hdsim_hw_gro_add(struct hdsim_rq *rq, struct sk_buff *src,
+static inline bool hdsim_gro_hw_add(struct hdsim_rq *rq, struct sk_buff *src,
 				    const struct hdsim_hdrs *h)
 {
 	return false;
 }
 
-static inline void hdsim_hw_gro_flush(struct hdsim_rq *rq)
+static inline void hdsim_gro_hw_flush(struct hdsim_rq *rq)
 {
 }
 
-static inline void hdsim_hw_gro_flush_flow(struct hdsim_rq *rq,
+static inline void hdsim_gro_hw_flush_flow(struct hdsim_rq *rq,
 					   struct sk_buff *src)
 {
 }
 
-static inline void hdsim_hw_gro_discard(struct hdsim_rq *rq)
+static inline void hdsim_gro_hw_discard(struct hdsim_rq *rq)
 {
 }
 #endif

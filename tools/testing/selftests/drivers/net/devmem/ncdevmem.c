@@ -28,13 +28,15 @@
  * both with --copy too, into a user buffer),
  * --uring (receive with one multishot IORING_OP_RECVMSG per connection,
  * cmsgs from provided buffers; tokens still go back with setsockopt;
- * with --parallel, one ring for all the connections),
+ * with --parallel, one ring for all the connections; ncdevmem_uring.c),
  * --zcrx (receive with io_uring zero-copy receive instead of a dmabuf
  * binding: an instance per queue, the dmabuf its area, or with
  * --memory host an area of host memory per queue; buffers go back
  * through the refill ring; ncdevmem_zcrx.c),
  * --pair show|auto [--owner BDF] (NICs that reach the device memory peer
- * to peer, from the PCIe topology; auto picks the closest for -f).
+ * to peer, from the PCIe topology; auto picks the closest for -f),
+ * --show-queues and --pools (what backs each queue, every page pool;
+ * ncdevmem_list.c).
  */
 #define _GNU_SOURCE
 /* struct dmabuf_cmsg and dmabuf_token come from the uapi header, whose
@@ -72,8 +74,11 @@
 #include "devmem_lib.h"
 #include "devmem_nl.h"
 #include "ncdevmem_mem.h"
+#include "ncdevmem_list.h"
 #include "ncdevmem_pair.h"
+#include "ncdevmem_rx.h"
 #include "ncdevmem_tx.h"
+#include "ncdevmem_uring.h"
 #include "ncdevmem_zcrx.h"
 #include "netcfg.h"
 
@@ -82,8 +87,6 @@
 #endif
 
 #define IOV_LEN			1048576
-#define CTRL_LEN		80000
-#define MAX_TOKENS		128
 #define MAX_TOKEN_FRAGS		1024
 
 static const char *ifname;
@@ -110,7 +113,7 @@ static const char *pair;		/* --pair show|auto */
 static const char *pair_owner;	/* --owner BDF */
 static bool bind_only;
 static bool copy_mode;
-static size_t read_size = IOV_LEN;
+size_t read_size = IOV_LEN;
 static int connections = 1;
 static int dontneed_batch = MAX_TOKEN_FRAGS;
 /* --unbind-after: close the binding's netlink socket mid-stream */
@@ -118,7 +121,7 @@ static uint64_t unbind_after;
 static struct devmem_nl *bound_nl;
 static uint64_t dontneed_ns;
 
-static atomic_bool stop;
+atomic_bool stop;
 static struct devmem_mem mem;
 /* -n: the caller set the NIC up */
 static bool skip_nic_config;
@@ -135,21 +138,6 @@ static struct {
 	bool single_queue;	/* the NIC's only RX queue is bound */
 	int rule_id;
 } nic = { .rule_id = -1 };
-
-struct rx_stats {
-	uint64_t bytes;
-	uint64_t devmem_bytes;
-	uint64_t linear_bytes;
-	uint64_t host_bytes;
-	uint64_t frags;
-	uint64_t tokens_returned;
-	uint64_t dontneed_calls;
-	uint64_t recvmsg_calls;
-	uint64_t ring_enters;	/* --uring: io_uring_enter() calls */
-	uint64_t ring_cqes;	/* --uring: completions with data */
-	struct ncdm_zcrx_stats zc;	/* --zcrx */
-	uint64_t errors;
-};
 
 /* The kernel's devmem receive counters (debugfs devmem/tcp_rx): where
  * payload went according to the stack itself, all sockets together.
@@ -345,15 +333,9 @@ static uint64_t check_bytes(const uint8_t *p, size_t len, uint64_t stream_off)
 	return bad;
 }
 
-struct token_batch {
-	struct dmabuf_token t[MAX_TOKENS];
-	int n;
-	int frags;
-};
-
 static double now(void);
 
-static int return_tokens(int fd, struct token_batch *b, struct rx_stats *st)
+int return_tokens(int fd, struct token_batch *b, struct rx_stats *st)
 {
 	double t0;
 	int ret;
@@ -475,9 +457,8 @@ static int handle_frag(int fd, const struct dmabuf_cmsg *dc, int type,
  * sync a CPU reader of device memory needs. -EIO on a steering error
  * (data in host memory without --allow-host) or a failed token return.
  */
-static int handle_msg(int fd, struct msghdr *msg, ssize_t n,
-		      uint32_t dmabuf_id, struct token_batch *batch,
-		      struct rx_stats *st, EVP_MD_CTX *sha)
+int handle_msg(int fd, struct msghdr *msg, ssize_t n, uint32_t dmabuf_id,
+	       struct token_batch *batch, struct rx_stats *st, EVP_MD_CTX *sha)
 {
 	struct dma_buf_sync sync = { DMA_BUF_SYNC_READ | DMA_BUF_SYNC_START };
 	const uint8_t *iov_buf = msg->msg_iov->iov_base;
@@ -544,198 +525,6 @@ static ssize_t receive_one(int fd, uint32_t dmabuf_id, struct rx_stats *st,
 	if (n && handle_msg(fd, &msg, n, dmabuf_id, batch, st, sha))
 		return -EIO;
 	return n;
-}
-
-/* --uring: provided buffers of [io_uring_recvmsg_out][control][payload],
- * at least URING_BUFS, two per connection with --parallel
- */
-#define URING_BUFS		64
-#define URING_BGID		1
-
-struct uring_rx {
-	struct io_uring ring;
-	struct io_uring_buf_ring *br;
-	unsigned int nbufs;	/* a power of two */
-	uint8_t *bufs;
-	size_t buf_len;
-	struct msghdr msgh;	/* the layout of every buffer */
-};
-
-/* A connection's multishot recvmsg */
-struct uring_conn {
-	bool armed;		/* the request is live */
-	bool eof;
-};
-
-static void uring_buf_put(struct uring_rx *u, int bid)
-{
-	io_uring_buf_ring_add(u->br, u->bufs + (size_t)bid * u->buf_len,
-			      u->buf_len, bid, io_uring_buf_ring_mask(u->nbufs),
-			      0);
-	io_uring_buf_ring_advance(u->br, 1);
-}
-
-/* A ring for @nconn connections' requests and completions. */
-static int uring_rx_init(struct uring_rx *u, int nconn)
-{
-	struct io_uring_buf_reg reg = { .bgid = URING_BGID };
-	unsigned int i;
-	int ret;
-
-	memset(u, 0, sizeof(*u));
-	for (u->nbufs = URING_BUFS; u->nbufs < 2U * nconn; u->nbufs *= 2)
-		;
-	reg.ring_entries = u->nbufs;
-	u->msgh.msg_controllen = CTRL_LEN;
-	u->buf_len = sizeof(struct io_uring_recvmsg_out) + CTRL_LEN + read_size;
-	ret = io_uring_queue_init(nconn < 8 ? 8 : nconn, &u->ring, 0);
-	if (ret) {
-		fprintf(stderr, "io_uring_queue_init: %s\n", strerror(-ret));
-		return ret;
-	}
-	u->br = mmap(NULL, u->nbufs * sizeof(struct io_uring_buf),
-		     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (u->br == MAP_FAILED) {
-		ret = -ENOMEM;
-		goto err_exit_ring;
-	}
-	/* payload areas stay untouched (device memory is not copied) */
-	u->bufs = malloc(u->nbufs * u->buf_len);
-	if (!u->bufs) {
-		ret = -ENOMEM;
-		goto err_unmap;
-	}
-	reg.ring_addr = (unsigned long)u->br;
-	ret = io_uring_register_buf_ring(&u->ring, &reg, 0);
-	if (ret) {
-		fprintf(stderr, "io_uring buffer ring: %s\n", strerror(-ret));
-		goto err_free;
-	}
-	io_uring_buf_ring_init(u->br);
-	for (i = 0; i < u->nbufs; i++)
-		uring_buf_put(u, i);
-	return 0;
-
-err_free:
-	free(u->bufs);
-err_unmap:
-	munmap(u->br, u->nbufs * sizeof(struct io_uring_buf));
-err_exit_ring:
-	io_uring_queue_exit(&u->ring);
-	return ret;
-}
-
-static void uring_rx_exit(struct uring_rx *u)
-{
-	io_uring_queue_exit(&u->ring);
-	munmap(u->br, u->nbufs * sizeof(struct io_uring_buf));
-	free(u->bufs);
-}
-
-/* Arm @c's multishot recvmsg on @fd, its completions tagged @tag. */
-static void uring_arm(struct uring_rx *u, struct uring_conn *c, int fd,
-		      uint64_t tag)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
-
-	io_uring_prep_recvmsg_multishot(sqe, fd, &u->msgh, MSG_SOCK_DEVMEM);
-	sqe->flags |= IOSQE_BUFFER_SELECT;
-	sqe->buf_group = URING_BGID;
-	io_uring_sqe_set_data64(sqe, tag);
-	c->armed = true;
-}
-
-/* One completion of @c's multishot recvmsg: its cmsgs handled as
- * recvmsg's.
- */
-static int uring_cqe(struct uring_rx *u, struct uring_conn *c, int fd,
-		     const struct io_uring_cqe *cqe, uint32_t dmabuf_id,
-		     struct token_batch *batch, struct rx_stats *st,
-		     EVP_MD_CTX *sha)
-{
-	struct io_uring_recvmsg_out *o;
-	int ret = 0, bid;
-
-	if (!(cqe->flags & IORING_CQE_F_MORE))
-		c->armed = false;
-	if (cqe->res == -ENOBUFS || cqe->res == -EINTR || cqe->res == -EAGAIN)
-		return 0;	/* re-armed by the caller */
-	if (cqe->res < 0) {
-		fprintf(stderr, "io_uring recvmsg: %s\n", strerror(-cqe->res));
-		return cqe->res;
-	}
-	if (!(cqe->flags & IORING_CQE_F_BUFFER)) {
-		c->eof = !cqe->res;
-		return 0;
-	}
-	bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
-	o = io_uring_recvmsg_validate(u->bufs + (size_t)bid * u->buf_len,
-				      cqe->res, &u->msgh);
-	if (!o) {
-		ret = -EIO;
-	} else if (!o->payloadlen) {
-		c->eof = true;
-	} else {
-		struct iovec iov = {
-			.iov_base = io_uring_recvmsg_payload(o, &u->msgh),
-			.iov_len = o->payloadlen,
-		};
-		struct msghdr m = {
-			.msg_iov = &iov,
-			.msg_iovlen = 1,
-			.msg_control = (char *)(o + 1) + u->msgh.msg_namelen,
-			.msg_controllen = o->controllen,
-		};
-
-		st->ring_cqes++;
-		if (handle_msg(fd, &m, o->payloadlen, dmabuf_id, batch, st,
-			       sha))
-			ret = -EIO;
-	}
-	uring_buf_put(u, bid);
-	return ret;
-}
-
-/* Submit what is armed, wait for one completion: 0 or -errno. */
-static int uring_enter(struct uring_rx *u, struct rx_stats *st)
-{
-	int ret = io_uring_submit_and_wait(&u->ring, 1);
-
-	st->ring_enters++;
-	if (ret < 0 && ret != -EINTR) {
-		fprintf(stderr, "io_uring_enter: %s\n", strerror(-ret));
-		return ret;
-	}
-	return 0;
-}
-
-/* receive() through io_uring: one syscall waits for, and reaps, many. */
-static int receive_uring(int fd, uint32_t dmabuf_id, struct rx_stats *st,
-			 EVP_MD_CTX *sha)
-{
-	struct token_batch batch = {};
-	struct uring_conn c = {};
-	struct io_uring_cqe *cqe;
-	struct uring_rx u;
-	int ret;
-
-	ret = uring_rx_init(&u, 1);
-	if (ret)
-		return ret;
-	while (!ret && !c.eof && !atomic_load(&stop)) {
-		if (!c.armed)
-			uring_arm(&u, &c, fd, 0);
-		ret = uring_enter(&u, st);
-		while (!ret && !io_uring_peek_cqe(&u.ring, &cqe)) {
-			ret = uring_cqe(&u, &c, fd, cqe, dmabuf_id, &batch, st,
-					sha);
-			io_uring_cqe_seen(&u.ring, cqe);
-		}
-	}
-	if (return_tokens(fd, &batch, st))
-		ret = -EIO;
-	uring_rx_exit(&u);
-	return ret;
 }
 
 struct zcrx_rx {
@@ -1523,66 +1312,9 @@ static int do_selftests(void)
 	return !!fails;
 }
 
-/* RX queues of the device and what memory backs them (queue-get). */
 static int do_show_queues(void)
 {
-	uint32_t q, id, zc, napi;
-	struct devmem_nl nl;
-	char what[64];
-	int ifindex;
-
-	ifindex = if_nametoindex(ifname);
-	if (!ifindex || devmem_nl_open(&nl))
-		return 1;
-	/* queue-get answers EINVAL past the last queue */
-	for (q = 0; !devmem_queue_get(&nl, ifindex, q, UP_NETDEV_QUEUE_TYPE_RX,
-				      &id); q++) {
-		if (devmem_queue_io_uring(&nl, ifindex, q, &zc) ||
-		    devmem_queue_napi_id(&nl, ifindex, q,
-					 UP_NETDEV_QUEUE_TYPE_RX, &napi))
-			continue;
-		snprintf(what, sizeof(what), napi ? " (napi %u)" : "", napi);
-		if (id)
-			printf("%s rx queue %u%s: dmabuf %u (device memory)\n",
-			       ifname, q, what, id);
-		else if (zc)
-			printf("%s rx queue %u%s: io_uring zero-copy receive, %u-byte buffers\n",
-			       ifname, q, what, zc);
-		else
-			printf("%s rx queue %u%s: host memory\n", ifname, q, what);
-	}
-	for (q = 0; !devmem_queue_napi_id(&nl, ifindex, q,
-					  UP_NETDEV_QUEUE_TYPE_TX, &napi); q++)
-		if (napi)
-			printf("%s tx queue %u (napi %u)\n", ifname, q, napi);
-	devmem_nl_close(&nl);
-	return 0;
-}
-
-/* Every page pool (netdev page-pool-get dump): what is in flight, what
- * is detached (its device is gone) but still waiting for pages.
- */
-static int do_show_pools(void)
-{
-	struct devmem_pool_info pools[512];
-	struct devmem_nl nl;
-	int i, n;
-
-	if (devmem_nl_open(&nl))
-		return 1;
-	n = devmem_page_pools(&nl, pools, 512);
-	devmem_nl_close(&nl);
-	if (n < 0) {
-		fprintf(stderr, "page-pool-get: %s\n", strerror(-n));
-		return 1;
-	}
-	for (i = 0; i < n; i++)
-		printf("pool %u ifindex %u napi %u inflight %llu (%llu bytes)%s dmabuf %u\n",
-		       pools[i].id, pools[i].ifindex, pools[i].napi_id,
-		       (unsigned long long)pools[i].inflight,
-		       (unsigned long long)pools[i].inflight_mem,
-		       pools[i].detach_time ? " detached" : "", pools[i].dmabuf);
-	return 0;
+	return ncdm_show_queues(ifname);
 }
 
 /* Bind a dmabuf of --size bytes to the last queue, report how long
@@ -2042,7 +1774,7 @@ int main(int argc, char **argv)
 		[CLIENT] = do_client,
 		[SELFTESTS] = do_selftests,
 		[SHOW_QUEUES] = do_show_queues,
-		[SHOW_POOLS] = do_show_pools,
+		[SHOW_POOLS] = ncdm_show_pools,
 		[SET_HDS] = do_set_hds,
 		[BIND_ONLY] = do_bind_only,
 		[PAIR_SHOW] = do_pair_show,

@@ -37,12 +37,8 @@
 #define RX_ADDR			"192.0.3.1"
 #define TX_ADDR			"192.0.3.2"
 
-FIXTURE(recv)
-{
-	struct devmem_env env;
-};
-
-FIXTURE_SETUP(recv)
+/* The receiving port, its queue 3 bound to a udmabuf of @dmabuf_size */
+static int recv_env_setup(struct devmem_env *env, size_t dmabuf_size)
 {
 	const struct devmem_env_cfg cfg = {
 		.name = "recv",
@@ -52,15 +48,25 @@ FIXTURE_SETUP(recv)
 		.rss_queues = BOUND_QUEUE,
 		.steer_port = PORT_DEVMEM,
 		.steer_queue = BOUND_QUEUE,
-		.dmabuf_size = DMABUF_SIZE,
+		.dmabuf_size = dmabuf_size,
 		.bind_queue = BOUND_QUEUE,
 		.listen_port = PORT_DEVMEM,
 	};
 
+	return devmem_env_setup(env, &cfg);
+}
+
+FIXTURE(recv)
+{
+	struct devmem_env env;
+};
+
+FIXTURE_SETUP(recv)
+{
 	DEVMEM_ONLY_SKIP();
 	if (!devmem_env_available())
 		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
-	ASSERT_EQ(0, devmem_env_setup(&self->env, &cfg));
+	ASSERT_EQ(0, recv_env_setup(&self->env, DMABUF_SIZE));
 }
 
 FIXTURE_TEARDOWN(recv)
@@ -680,6 +686,124 @@ TEST_F_TIMEOUT(recv, exhausted_dmabuf_drops_then_recovers, 360)
 	EXPECT_EQ(0, reap(pid));
 	close(fd);
 	free(all);
+}
+
+/*
+ * A socket whose token table grows while it holds thousands of tokens:
+ * past its first chunks of slots and its first chunk directory, with
+ * another flow on the same queue (so the same CPU's softirq) receiving
+ * and returning its own tokens between the holder's receives. Both
+ * streams arrive intact, every held token is distinct and live, and one
+ * DONTNEED per contiguous run gives them all back, once.
+ */
+#define HELD_DMABUF_SIZE	(48 << 20)
+#define HELD_BYTES		(10 << 20)
+#define OTHER_BYTES		(8 << 20)
+#define SLOTS_PER_CHUNK		512	/* a page of slots */
+#define FIRST_DIR_CHUNKS	8
+
+FIXTURE(held)
+{
+	struct devmem_env env;
+};
+
+FIXTURE_SETUP(held)
+{
+	DEVMEM_ONLY_SKIP();
+	if (!devmem_env_available())
+		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
+	ASSERT_EQ(0, recv_env_setup(&self->env, HELD_DMABUF_SIZE));
+}
+
+FIXTURE_TEARDOWN(held)
+{
+	EXPECT_EQ(0, devmem_env_teardown(&self->env));
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * DONTNEED @n sorted tokens as runs of consecutive ones, within the
+ * per-call caps (128 ranges, 1024 tokens): tokens freed.
+ */
+static int dontneed_runs(int fd, const uint32_t *tok, size_t n)
+{
+	struct dmabuf_token t[128];
+	int k = 0, freed = 0;
+	size_t i = 0, in_call = 0;
+
+	while (i < n) {
+		size_t j = i + 1;
+
+		while (j < n && tok[j] == tok[j - 1] + 1 &&
+		       in_call + j - i < 1024)
+			j++;
+		t[k].token_start = tok[i];
+		t[k].token_count = j - i;
+		in_call += j - i;
+		if (++k == 128 || in_call == 1024) {
+			freed += dontneed(fd, t, k);
+			k = 0;
+			in_call = 0;
+		}
+		i = j;
+	}
+	return freed + (k ? dontneed(fd, t, k) : 0);
+}
+
+TEST_F_TIMEOUT(held, table_grows_while_another_flow_receives, 240)
+{
+	static uint32_t tok[HELD_DMABUF_SIZE / 4096];
+	struct stream a = {
+		.map_size = HELD_DMABUF_SIZE,
+		.held = tok,
+	};
+	struct stream b = { .map_size = HELD_DMABUF_SIZE };
+	size_t i, dups = 0;
+	pid_t pa, pb;
+	int fa, fb;
+
+	fa = devmem_env_stream(&self->env, HELD_BYTES, &pa);
+	ASSERT_GE(fa, 0);
+	fb = devmem_env_stream(&self->env, OTHER_BYTES, &pb);
+	ASSERT_GE(fb, 0);
+
+	/* a keeps every token; b gives its own back after each receive.
+	 * A small control buffer for a: its table grows in many steps.
+	 */
+	while (a.bytes < HELD_BYTES || b.bytes < OTHER_BYTES) {
+		if (a.bytes < HELD_BYTES)
+			ASSERT_LT(0, recv_step(fa, self->env.map, &a, true,
+					       CMSG_SPACE(sizeof(struct dmabuf_cmsg)) * 64));
+		if (b.bytes < OTHER_BYTES)
+			ASSERT_LT(0, recv_step(fb, self->env.map, &b, false,
+					       SIZE_MAX));
+		ASSERT_LE(a.nheld, ARRAY_SIZE(tok) - 64);
+	}
+	EXPECT_EQ(HELD_BYTES, a.bytes);
+	EXPECT_EQ(0, a.errors);
+	EXPECT_EQ(OTHER_BYTES, b.bytes);
+	EXPECT_EQ(0, b.errors);
+	EXPECT_EQ(a.frags, a.nheld);
+	/* past the chunks the first directory holds */
+	EXPECT_LT(SLOTS_PER_CHUNK * FIRST_DIR_CHUNKS, a.nheld);
+
+	qsort(tok, a.nheld, sizeof(tok[0]), cmp_u32);
+	for (i = 1; i < a.nheld; i++)
+		dups += tok[i] == tok[i - 1];
+	EXPECT_EQ(0, dups);
+	EXPECT_EQ(a.nheld, dontneed_runs(fa, tok, a.nheld));
+	EXPECT_EQ(0, dontneed_runs(fa, tok, a.nheld));
+
+	EXPECT_EQ(0, reap(pa));
+	EXPECT_EQ(0, reap(pb));
+	close(fa);
+	close(fb);
 }
 
 TEST_HARNESS_MAIN
