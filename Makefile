@@ -3,7 +3,7 @@
 
 H := harness
 
-.PHONY: help deps tree kernel tools checkpatch check check-full check-debug test vm quilt series demo bench deb system-test clean
+.PHONY: help deps tree kernel tools checkpatch check check-full check-debug test vm quilt series demo bench deb system-test vm-bundle vm-bundle-test clean
 
 help:
 	@echo "make deps        install missing apt packages and virtme-ng (venv in build/)"
@@ -26,6 +26,9 @@ help:
 	@echo "                 DEB_CONFIG=fleet: the test kernel's) and devmem-tcp-tools"
 	@echo "make system-test a Debian 12 image in build/, the packages installed with dpkg, booted"
 	@echo "                 from its own disk (systemd, udev): the end-to-end receive and send there"
+	@echo "make vm-bundle   build/vm-bundle: QEMU with its libraries, the kernel, a guest root, for a"
+	@echo "                 machine with /dev/kvm and no QEMU (VM_BUNDLE=build/vm-bundle harness/bench.sh)"
+	@echo "make vm-bundle-test  the bundle booted here under TCG: hdsim and e1000e receive through it"
 	@echo "make clean       remove build/ (keeps the ccache)"
 
 deps:
@@ -76,6 +79,12 @@ deb: tools
 
 system-test: tools
 	@$(H)/system-test.sh
+
+vm-bundle: tools
+	@$(H)/vm-bundle.sh
+
+vm-bundle-test: vm-bundle
+	@$(H)/vm-bundle-test.sh
 
 clean:
 	rm -rf build

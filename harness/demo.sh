@@ -17,7 +17,9 @@ if [ "$DEMO_MEM" = p2p ]; then
 	export VM_P2P=1
 fi
 mkdir -p "$LOGS"
-say "booting $(cat "$OBJ/include/config/kernel.release") in QEMU for the demo on $DEMO_NIC into $DEMO_MEM through $DEMO_RX ($DEMO_MIB MiB stream; under TCG this takes a few minutes)"
+release=$(cat "$OBJ/include/config/kernel.release" 2>/dev/null ||
+	  sed -n 's/^kernel \([^ ]*\).*/\1/p' "${VM_BUNDLE:-/dev/null}/MANIFEST" 2>/dev/null || true)
+say "booting $release in QEMU for the demo on $DEMO_NIC into $DEMO_MEM through $DEMO_RX ($DEMO_MIB MiB stream; under TCG this takes a few minutes)"
 set +e
 timeout --kill-after=15 "${VM_TIMEOUT:-1800}" "$REPO/harness/vm.sh" --exec \
 	"env DEMO_NIC=$DEMO_NIC DEMO_MEM=$DEMO_MEM DEMO_RX=$DEMO_RX $REPO/harness/guest-demo.sh $KST $DEMO_MIB" > "$LOGS/demo-console.log" 2>&1

@@ -21,6 +21,36 @@ REPS=5
 NS=bench-peer
 NIC=${NIC:-hdsim}
 export PATH=$PATH:/usr/sbin:/sbin
+# Where each side runs. Under TCG on two vCPUs (the default): the
+# receiver on CPU 1; the senders, and with them hdsim's NAPI (its
+# "DMA" copy runs in NAPI, scheduled on the CPU that transmitted), on
+# CPU 0. On a guest with more vCPUs (harness/device-kvm.sh):
+#   BENCH_RX_CPU     the receivers' CPU
+#   BENCH_TX_CPUS    the senders' CPUs (a list, 3,4,5; sender i on entry i mod n)
+#   BENCH_NAPI_CPU   threaded NAPI on the receiving port, its kthreads
+#                    pinned to this CPU, apart from receiver and senders
+RX_CPU=${BENCH_RX_CPU:-1}
+IFS=', ' read -r -a TX_CPUS <<< "${BENCH_TX_CPUS:-0}"
+NAPI_CPU=${BENCH_NAPI_CPU:-}
+tx_cpu() { echo "${TX_CPUS[$(($1 % ${#TX_CPUS[@]}))]}"; }
+# pin_napi: the receiving port's NAPI kthreads onto NAPI_CPU (again
+# after each bind: a queue restart can make new ones)
+pin_napi()
+{
+	local pre="napi/$IF-" c n=0
+
+	[ -n "$NAPI_CPU" ] || return 0
+	echo 1 > /sys/class/net/"$IF"/threaded || return 1
+	pre=${pre:0:15}		# a task's comm holds 15 characters
+	for c in /proc/[0-9]*/comm; do
+		[[ "$(cat "$c" 2>/dev/null)" == "$pre"* ]] || continue
+		c=${c%/comm}
+		taskset -pc "$NAPI_CPU" "${c#/proc/}" > /dev/null || return 1
+		n=$((n + 1))
+	done
+	echo "bench: $n NAPI threads of $IF on CPU $NAPI_CPU"
+	[ $n -gt 0 ]
+}
 . "$KST/drivers/net/lib/hdsim_env.sh"
 . "$KST/drivers/net/lib/e1000e_env.sh"
 
@@ -87,8 +117,8 @@ rx()
 	else
 		args="--copy"
 	fi
-	# receiver on CPU 1; the sender, and with it hdsim's NAPI (the
-	# emulated NIC's DMA copy runs in the sender's softirq), on CPU 0
+	# receiver on RX_CPU, the sender on its first TX CPU, NAPI with
+	# the sender or on NAPI_CPU (above)
 	[ "$NIC" = large ] && { ethtool -K "$IF" rx-gro-hw $PACK || return 1; }
 	# devmem runs: the payload bytes the CPU copied come from the
 	# kernel's tracepoints, through devmemstat (its BPF programs run in
@@ -100,13 +130,14 @@ rx()
 		wait_line /tmp/stat.out "^devmemstat: watching" || return 1
 	fi
 	: > /tmp/rx.log
-	taskset -c 1 "$BIN" -l -s 192.0.2.1 -p $port --read-size "$rs" $args \
+	taskset -c "$RX_CPU" "$BIN" -l -s 192.0.2.1 -p $port --read-size "$rs" $args \
 		> /tmp/rx.out 2> /tmp/rx.log &
 	local pid=$!
 	wait_line /tmp/rx.log "^listening"
+	pin_napi || return 1
 	# a stream takes seconds; one that stalls is reported, with what
 	# the NIC and both sockets say, instead of hanging the benchmark
-	if ! ip netns exec $NS taskset -c 0 timeout 120 socat -u $SOCAT_BLOCK \
+	if ! ip netns exec $NS taskset -c "$(tx_cpu 0)" timeout 120 socat -u $SOCAT_BLOCK \
 	     FILE:/tmp/bench.data TCP:192.0.2.1:$port ||
 	   ! timeout 60 tail --pid=$pid -f /dev/null; then
 		echo "stalled: $mode run $rep, MTU $(cat /sys/class/net/"$IF"/mtu)"
@@ -218,15 +249,16 @@ rxscale()
 		[ "$layout" = bind4 ] &&
 			args="-n -f $IF -b 65536 --parallel -t $((4 + k)) -q 1"
 		: > /tmp/rx$k.log
-		taskset -c 1 "$BIN" -l -s 192.0.2.1 -p $((port + k)) --stats \
+		taskset -c "$RX_CPU" "$BIN" -l -s 192.0.2.1 -p $((port + k)) --stats \
 			--read-size 1048576 --connections $per $args \
 			> /tmp/rx$k.out 2> /tmp/rx$k.log &
 		rpids="$rpids $!"
 		wait_line /tmp/rx$k.log "^listening" ||
 			{ cat /tmp/rx$k.log; kill $rpids; return 1; }
 	done
+	pin_napi || { kill $rpids; return 1; }
 	for i in $(seq 0 $((n - 1))); do
-		ip netns exec $NS taskset -c 0 timeout 300 socat -u $SOCAT_BLOCK \
+		ip netns exec $NS taskset -c "$(tx_cpu "$i")" timeout 300 socat -u $SOCAT_BLOCK \
 			FILE:/tmp/bench.part TCP:192.0.2.1:$((port + i % procs)) &
 		pids="$pids $!"
 	done
@@ -309,8 +341,11 @@ if [ "$NIC" = large ]; then
 		exit 0
 	fi
 	ethtool -K "$IF" rx-gro-hw on || exit 1
-	for rep in 1 2 3; do
-		for n in 1 4 16 64; do
+	# BENCH_SCALE_CONNS (1,4,16,64), BENCH_SCALE_REPS (3): fewer rows
+	# (make vm-bundle-test)
+	BENCH_SCALE_CONNS=${BENCH_SCALE_CONNS:-1,4,16,64}
+	for rep in $(seq "${BENCH_SCALE_REPS:-3}"); do
+		for n in ${BENCH_SCALE_CONNS//,/ }; do
 			for layout in queue rss4 bind4 copy uring; do
 				[ $layout = bind4 ] && [ $n -lt 4 ] && continue
 				rxscale $layout $n $rep || exit 1

@@ -6,11 +6,21 @@
 # KVM is used when a short probe boots with it; otherwise TCG.
 . "$(dirname "$0")/lib.sh"
 
-BZIMAGE=$OBJ/arch/x86/boot/bzImage
-[ -f "$BZIMAGE" ] || die "no kernel at $BZIMAGE (run: make kernel)"
-[ -x "$(vng_bin)" ] || die "virtme-ng missing in $VENV (run: make deps)"
-need_cmd qemu-system-x86_64 qemu-system-x86
-need_cmd busybox busybox-static
+# VM_BUNDLE=<dir>: boot the bundle `make vm-bundle` made (its own QEMU,
+# kernel and guest root; harness/vm-bundle.sh) instead of virtme-ng with
+# this machine's QEMU, e.g. on a machine that has /dev/kvm and no QEMU
+VM_BUNDLE=${VM_BUNDLE:-}
+if [ -n "$VM_BUNDLE" ]; then
+	VM_BUNDLE=$(realpath "$VM_BUNDLE")
+	BZIMAGE=$VM_BUNDLE/bzImage
+	[ -x "$VM_BUNDLE/run-vm" ] || die "no VM bundle in $VM_BUNDLE (run: make vm-bundle)"
+else
+	BZIMAGE=$OBJ/arch/x86/boot/bzImage
+	[ -f "$BZIMAGE" ] || die "no kernel at $BZIMAGE (run: make kernel)"
+	[ -x "$(vng_bin)" ] || die "virtme-ng missing in $VENV (run: make deps)"
+	need_cmd qemu-system-x86_64 qemu-system-x86
+	need_cmd busybox busybox-static
+fi
 
 export PATH=$VENV/bin:$PATH
 VM_MEMORY=${VM_MEMORY:-4G}
@@ -35,7 +45,11 @@ VM_APPEND=${VM_APPEND:-}
 # The device list is read once into a variable: piped into grep -q, QEMU
 # can get SIGPIPE when grep quits at the first match, and under pipefail
 # that reads as "no such device" (the e1000e tests then skipped).
-QEMU_DEVICES=$(qemu-system-x86_64 -device help 2>/dev/null || true)
+if [ -n "$VM_BUNDLE" ]; then
+	QEMU_DEVICES=$("$VM_BUNDLE/run-vm" --device-help 2>/dev/null || true)
+else
+	QEMU_DEVICES=$(qemu-system-x86_64 -device help 2>/dev/null || true)
+fi
 qemu_has() { grep -qF "\"$1\"" <<< "$QEMU_DEVICES"; }
 E1000E_OPTS=
 if [ "${VM_E1000E:-1}" = 1 ] && qemu_has e1000e; then
@@ -100,6 +114,19 @@ vng_cmd() {
 	$wrap "$(vng_bin)" "${args[@]}" "$@"
 }
 
+# bundle_cmd <accel> <command>: the command in a file under $LOGS (the
+# share), booted by the bundle's launcher
+bundle_cmd() {
+	local accel=$1 f rc=0
+	f=$LOGS/.vm-cmd.$$
+	printf '%s\n' "$2" > "$f"
+	"$VM_BUNDLE/run-vm" --share "$REPO" --cmd "$f" --accel "$accel" \
+		--cpus "$VM_CPUS" --memory "$VM_MEMORY" \
+		--append "$VM_APPEND" --qemu-opts "${E1000E_OPTS# }" || rc=$?
+	rm -f "$f" "$f.rc"
+	return $rc
+}
+
 # Decide KVM vs TCG once per machine+kernel (cached in build/).
 probe_accel() {
 	local cache=$BUILD/accel
@@ -119,6 +146,24 @@ probe_accel() {
 }
 
 mkdir -p "$LOGS"
+if [ -n "$VM_BUNDLE" ]; then
+	# KVM where a short boot with it runs a command (a /dev/kvm that
+	# opens can still refuse the guest's CPU), else TCG; once per run
+	# unless DEVMEM_ACCEL says
+	ACCEL=${DEVMEM_ACCEL:-tcg}
+	if [ -z "${DEVMEM_ACCEL:-}" ] && [ -w /dev/kvm ]; then
+		echo true > "$LOGS/.kvm-probe.$$"
+		timeout --kill-after=5 60 "$VM_BUNDLE/run-vm" --share "$REPO" \
+			--cmd "$LOGS/.kvm-probe.$$" --accel kvm --cpus 1 --memory 1G \
+			> "$LOGS/kvm-probe.log" 2>&1 && ACCEL=kvm
+		rm -f "$LOGS/.kvm-probe.$$" "$LOGS/.kvm-probe.$$.rc"
+	fi
+	say "VM bundle $VM_BUNDLE: $ACCEL, $VM_CPUS CPUs, $VM_MEMORY" >&2
+	[ "${1:-}" = --exec ] || die "VM_BUNDLE boots only with --exec CMD"
+	shift
+	bundle_cmd "$ACCEL" "$*"
+	exit
+fi
 ACCEL=${DEVMEM_ACCEL:-$(probe_accel 2>/dev/null)}
 if [ "${1:-}" = --exec ]; then
 	shift
