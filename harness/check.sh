@@ -92,6 +92,15 @@ if [ "${DEVMEM_SYSTEM:-${CHECK_FULL:-0}}" = 1 ]; then
 	runs+=("$LOGS/system-results")
 fi
 
+# The VM bundle for a machine with /dev/kvm and no QEMU (make vm-bundle,
+# harness/device-kvm.sh), booted here under TCG: `make check-full` only.
+if [ "${CHECK_FULL:-0}" = 1 ]; then
+	echo
+	say "the VM bundle (make vm-bundle-test)"
+	{ "$H/vm-bundle.sh" && "$H/vm-bundle-test.sh"; } || rc=1
+	runs+=("$LOGS/bundle-results")
+fi
+
 # the background builds' results join the plain kernel's host checks
 wait "$bg_pid"
 for c in noinet e1000e-only; do

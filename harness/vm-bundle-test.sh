@@ -11,13 +11,17 @@
 export VM_BUNDLE=$BUILD/vm-bundle DEVMEM_ACCEL=tcg
 [ -x "$VM_BUNDLE/run-vm" ] || die "no bundle in $VM_BUNDLE (run: make vm-bundle)"
 pass=0 fail=0
+RESULTS=$LOGS/bundle-results	# PASS/FAIL lines, as the suite's
+: > "$RESULTS"
 result()
 {
 	if [ "$1" = 0 ]; then
 		echo "ok: $2"
+		printf 'PASS\t%s\n' "$2" >> "$RESULTS"
 		pass=$((pass + 1))
 	else
 		echo "FAILED: $2 (log: $3)"
+		printf 'FAIL\t%s (log: %s)\n' "$2" "$3" >> "$RESULTS"
 		fail=$((fail + 1))
 	fi
 }
