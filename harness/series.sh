@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Turn the tree into a `git format-patch` series in build/series:
+# Turn the tree into `git format-patch` sub-series in build/series/<name>/:
 # one commit per quilt patch, each also adding the new files that
 # patches/files.map assigns to it. Then prove the series: `git am` onto the
 # pristine base must reproduce build/src exactly, every patch must pass
@@ -121,29 +121,55 @@ if ! git -C "$WT" diff --quiet HEAD "$(git -C "$SRC" rev-parse HEAD)"; then
 	die "series does not reproduce build/src (differences above; run make tree?)"
 fi
 
+# Sub-series: "# sub-series <name>" lines in patches/series start one;
+# each is emitted in build/series/<name>/ with the cover letter
+# patches/covers/<name> (first line the subject, then the text), its
+# patches numbered 1..n of that sub-series. patches/cover-letter, the
+# whole set and the changes between versions, goes to build/series/README.
 rm -rf "$OUT"
-g "$WT" format-patch -q --cover-letter -o "$OUT" base..HEAD
-cover=$(ls "$OUT"/0000-*.patch)
-subject=$(sed -n '1p' "$REPO/patches/cover-letter")
-python3 - "$cover" "$subject" "$REPO/patches/cover-letter" <<'PY'
+mkdir -p "$OUT"
+awk '/^# sub-series / {name = $3; next}
+     /^[^#]/ && NF {if (name == "") {print "patch before the first sub-series: " $1 > "/dev/stderr"; exit 1}
+		    print name}' "$REPO/patches/series" > "$BUILD/series-parts" ||
+	die "patches/series: every patch belongs to a sub-series"
+parts=$(uniq "$BUILD/series-parts")
+nparts=$(echo "$parts" | wc -l)
+commits=($(git -C "$WT" rev-list --reverse base..HEAD))
+i=0 k=0
+for part in $parts; do
+	k=$((k + 1))
+	cnt=$(grep -cx "$part" "$BUILD/series-parts")
+	[ "$cnt" -le 15 ] || die "sub-series $part has $cnt patches (netdev takes at most 15)"
+	[ -f "$REPO/patches/covers/$part" ] || die "no cover letter patches/covers/$part"
+	first=${commits[$i]}
+	last=${commits[$((i + cnt - 1))]}
+	i=$((i + cnt))
+	g "$WT" format-patch -q --cover-letter --subject-prefix="PATCH 6.1" \
+		-o "$OUT/$part" "$first^..$last"
+	python3 - "$OUT/$part/0000-cover-letter.patch" "$REPO/patches/covers/$part" "$k/$nparts" <<'PY'
 import sys
-cover, subject, blurb_file = sys.argv[1:]
-blurb = open(blurb_file).read().split('\n', 2)[2].rstrip('\n')
+cover, blurb_file, part = sys.argv[1:]
+subject, _, blurb = open(blurb_file).read().partition('\n\n')
 text = open(cover).read()
-text = text.replace('*** SUBJECT HERE ***', subject)
-text = text.replace('*** BLURB HERE ***', blurb)
+text = text.replace('*** SUBJECT HERE ***', f'{subject.strip()} (part {part})')
+text = text.replace('*** BLURB HERE ***', blurb.rstrip('\n'))
 open(cover, 'w').write(text)
 PY
+done
+[ "$i" = "${#commits[@]}" ] || die "sub-series cover $i of ${#commits[@]} commits"
+cp "$REPO/patches/cover-letter" "$OUT/README"
 
-say "series: verifying with git am on a pristine base"
+say "series: verifying with git am on a pristine base, one sub-series after the other"
 git -C "$SRC" worktree add -q --detach "$VERIFY" base
-g "$VERIFY" am -q --empty=keep $(ls "$OUT"/*.patch | grep -v '/0000-') ||
-	die "git am of build/series failed"
+for part in $parts; do
+	g "$VERIFY" am -q --empty=keep $(ls "$OUT/$part"/*.patch | grep -v '/0000-') ||
+		die "git am of build/series/$part failed"
+done
 git -C "$VERIFY" diff --quiet HEAD "$(git -C "$SRC" rev-parse HEAD)" ||
 	die "git am result differs from build/src"
 
 fail=0
-for f in $(ls "$OUT"/*.patch | grep -v '/0000-'); do
+for f in $(ls "$OUT"/*/*.patch | grep -v '/0000-'); do
 	(cd "$SRC" && scripts/checkpatch.pl --strict --quiet --color=never \
 		--ignore FILE_PATH_CHANGES \
 		--typedefsfile "$REPO/harness/data/checkpatch-typedefs" "$f") || { echo "  ^ $(basename "$f")"; fail=1; }
@@ -151,4 +177,4 @@ done
 git -C "$SRC" worktree remove --force "$VERIFY"
 git -C "$SRC" worktree remove --force "$WT"
 [ $fail = 0 ] || die "checkpatch --strict found problems in the series"
-say "series: $n patches + cover letter in $OUT; git am onto base reproduces the tree; checkpatch --strict clean"
+say "series: $n patches in $nparts sub-series of at most 15, each with its cover letter, in $OUT/<name>/; git am of one after the other onto base reproduces the tree; checkpatch --strict clean"

@@ -17,7 +17,7 @@
  * millions of tokens never stalls receive and DONTNEED on that CPU behind
  * a copy. The receive path takes the
  * store lock twice per skb (take slots, commit them), DONTNEED once per
- * call; freed ranges are pushed back in reverse, so that the next
+ * call, walking each range a chunk at a time; freed ranges are pushed back in reverse, so that the next
  * recvmsg gets ascending, contiguous tokens again and user space can
  * return them as a few long ranges.
  *
@@ -235,25 +235,32 @@ void sk_devmem_tokens_commit(struct sock *sk, const u32 *tokens,
 	spin_unlock_bh(&store->lock);
 }
 
-/* Caller holds store->lock. Returns the net_iov, or NULL if @token is
- * not a live token of this socket.
+/* Caller holds store->lock. Frees the live tokens among slots
+ * [@first, @last) of one chunk, the last first, and returns how many.
+ * Free slots (unknown, already returned or not yet committed tokens)
+ * are skipped. One directory load for the whole run of slots.
  */
-static struct net_iov *sk_devmem_token_del(struct sk_devmem_tokens *store,
-					   u32 token)
+static u32 sk_devmem_chunk_free(struct sk_devmem_tokens *store, u32 first,
+				u32 last)
 {
-	u32 slot = token - 1;
+	unsigned long *chunk = store->chunks[first >> SLOT_CHUNK_SHIFT];
+	u32 base = first & ~SLOT_CHUNK_MASK;
+	u32 head = store->free_head;
+	u32 freed = 0, slot;
 	unsigned long v;
 
-	if (!token || slot >= store->size)
-		return NULL;
-
-	v = *slot_ptr(store, slot);
-	if (slot_is_free(v))
-		return NULL;
-
-	sk_devmem_slot_push(store, slot);
-	store->used--;
-	return (struct net_iov *)v;
+	for (slot = last; slot-- > first;) {
+		v = chunk[slot - base];
+		if (slot_is_free(v))
+			continue;
+		chunk[slot - base] = slot_free_link(head);
+		head = slot;
+		page_pool_unref_net_iov((struct net_iov *)v);
+		freed++;
+	}
+	store->free_head = head;
+	store->used -= freed;
+	return freed;
 }
 
 /**
@@ -286,21 +293,23 @@ int sk_devmem_tokens_free(struct sock *sk, const struct dmabuf_token *ranges,
 	for (i = num; i-- > 0;) {
 		u64 first = ranges[i].token_start;
 		u64 last = first + ranges[i].token_count;	/* exclusive */
-		u64 t;
+		u32 lo, hi, start;
 
-		/* tokens live in [1, size]: clamp, so a huge or wrapping
-		 * range costs nothing
+		/* tokens live in [1, size]: clamp, so a huge range costs
+		 * nothing
 		 */
 		first = max_t(u64, first, 1);
 		last = min_t(u64, last, (u64)store->size + 1);
+		if (first >= last)
+			continue;
 
-		for (t = last; t-- > first;) {
-			struct net_iov *niov = sk_devmem_token_del(store, t);
-
-			if (niov) {
-				page_pool_unref_net_iov(niov);
-				freed++;
-			}
+		/* token t is slot t - 1; slots [lo, hi), chunk by chunk */
+		lo = first - 1;
+		hi = last - 1;
+		while (hi > lo) {
+			start = max(lo, (hi - 1) & ~(u32)SLOT_CHUNK_MASK);
+			freed += sk_devmem_chunk_free(store, start, hi);
+			hi = start;
 		}
 	}
 	spin_unlock_bh(&store->lock);
