@@ -15,11 +15,11 @@
  * never move: the table grows by new chunks and a larger chunk directory,
  * both filled outside the store lock, so that growing a socket that holds
  * millions of tokens never stalls receive and DONTNEED on that CPU behind
- * a copy. The receive path takes the
- * store lock twice per skb (take slots, commit them), DONTNEED once per
- * call, walking each range a chunk at a time; freed ranges are pushed back in reverse, so that the next
- * recvmsg gets ascending, contiguous tokens again and user space can
- * return them as a few long ranges.
+ * a copy. The receive path takes the store lock twice per skb (take
+ * slots, commit them), DONTNEED once per call, walking each range a
+ * chunk at a time; freed ranges are pushed back in reverse, so that the
+ * next recvmsg gets ascending, contiguous tokens again and user space
+ * can return them as a few long ranges.
  *
  * Lifetime: created by the first recvmsg that hands out a fragment,
  * under the socket lock; freed with every token still in it when the
