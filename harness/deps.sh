@@ -66,7 +66,7 @@ if [ -n "$src_now" ] && [ "$have_cfg" != "$src_now" ]; then
 fi
 
 # ovs-dpctl, which sets up Open vSwitch's kernel datapath by itself (the
-# ovs case in peer.c). It ships in openvswitch-switch, whose
+# ovs case in peer_filters.c). It ships in openvswitch-switch, whose
 # installation would start OVS's daemons on this machine: take the binary
 # out of the package into build/ovs instead (its libraries come with
 # openvswitch-common, above). run-kselftests.sh puts it in the guest's PATH.

@@ -2,116 +2,51 @@
 /*
  * Traffic helpers shared by the receive and fault tests: a pattern sender
  * in the peer namespace, recvmsg(MSG_SOCK_DEVMEM) with the cmsgs decoded,
- * token return.
+ * token return. Defined in devmem_traffic.c. struct dmabuf_cmsg and
+ * dmabuf_token come from <linux/uio.h>, which the includer takes first.
  */
 #ifndef DEVMEM_TRAFFIC_H
 #define DEVMEM_TRAFFIC_H
 
 #include <arpa/inet.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sched.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 
 #ifndef MSG_SOCK_DEVMEM
 #define MSG_SOCK_DEVMEM		0x2000000
 #endif
 
-/* upstream ncdevmem's -v 7 pattern: 1..6 then '\n' */
-static inline uint8_t pattern_at(uint64_t off)
-{
-	unsigned int v = off % 7 + 1;
-
-	return v == 7 ? '\n' : v;
-}
+/* upstream ncdevmem's validation pattern: 1..n-1 then '\n', repeating */
+#define PATTERN_LEN		7	/* -v 7, what the tests send */
+uint8_t pattern_at_n(uint64_t off, unsigned int n);
+uint8_t pattern_at(uint64_t off);	/* of PATTERN_LEN */
+/* Bytes of @p (@len, at stream offset @off) that are not the pattern. */
+size_t check_pattern_n(const uint8_t *p, size_t len, uint64_t off,
+		       unsigned int n);
+size_t check_pattern(const uint8_t *p, size_t len, size_t off);
 
 /* In a forked sender: enter namespace @ns and connect to @addr:@port.
  * Returns the socket; exits the child (2, 3) if it cannot.
  */
-static inline int sender_connect(const char *ns, const char *addr, int port)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	char path[64];
-	int fd, nsfd;
-
-	/* Drop inherited descriptors: a copy of a netlink socket here would
-	 * keep its bindings alive for as long as we send.
-	 */
-	close_range(3, ~0U, 0);
-
-	snprintf(path, sizeof(path), "/run/netns/%s", ns);
-	nsfd = open(path, O_RDONLY);
-	if (nsfd < 0 || setns(nsfd, CLONE_NEWNET))
-		_exit(2);
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	sa.sin_port = htons(port);
-	inet_pton(AF_INET, addr, &sa.sin_addr);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
-		_exit(3);
-	return fd;
-}
-
+int sender_connect(const char *ns, const char *addr, int port);
 /* Fork a sender in namespace @ns: connect to @addr:@port, send @bytes of
  * the pattern in writes of @chunk bytes (at most 1 MiB), close. Returns
  * its pid.
  */
-static inline pid_t sender_to_chunks(const char *ns, const char *addr,
-				     int port, size_t bytes, size_t chunk)
-{
-	static char buf[1 << 20];
-	size_t off = 0, i;
-	pid_t pid;
-	int fd;
-
-	if (chunk > sizeof(buf))
-		chunk = sizeof(buf);
-
-	pid = fork();
-	if (pid)
-		return pid;
-
-	fd = sender_connect(ns, addr, port);
-	while (off < bytes) {
-		size_t n = bytes - off < chunk ? bytes - off : chunk;
-
-		for (i = 0; i < n; i++)
-			buf[i] = pattern_at(off + i);
-		if (write(fd, buf, n) != (ssize_t)n)
-			_exit(4);
-		off += n;
-	}
-	close(fd);
-	_exit(0);
-}
-
+pid_t sender_to_chunks(const char *ns, const char *addr, int port, size_t bytes,
+		       size_t chunk);
 /* The same in 4 KiB writes. */
-static inline pid_t sender_to(const char *ns, const char *addr, int port,
-			      size_t bytes)
-{
-	return sender_to_chunks(ns, addr, port, bytes, 4096);
-}
-
-static inline int reap(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+pid_t sender_to(const char *ns, const char *addr, int port, size_t bytes);
+/* Wait for child @pid: its exit status, -1 if it did not exit. */
+int reap(pid_t pid);
 
 /* Wait until @fd has at least @bytes queued (or 5 s). */
-static inline void wait_inq(int fd, int bytes)
-{
-	int i, inq = 0;
-
-	for (i = 0; i < 500; i++) {
-		ioctl(fd, FIONREAD, &inq);
-		if (inq >= bytes)
-			return;
-		usleep(10000);
-	}
-}
+void wait_inq(int fd, int bytes);
 
 struct rx_result {
 	ssize_t ret;
@@ -123,73 +58,14 @@ struct rx_result {
 };
 
 /* Collect the devmem cmsgs of a completed recvmsg's @msg into @r. */
-static inline void rx_parse(struct msghdr *msg, struct rx_result *r)
-{
-	struct cmsghdr *cm;
-
-	for (cm = CMSG_FIRSTHDR(msg); cm; cm = CMSG_NXTHDR(msg, cm)) {
-		struct dmabuf_cmsg *dc = (void *)CMSG_DATA(cm);
-
-		if (cm->cmsg_type == SCM_DEVMEM_LINEAR)
-			r->nlinear++;
-		if (cm->cmsg_type == SCM_DEVMEM_DMABUF && r->ndmabuf < 512) {
-			r->frags[r->ndmabuf] = *dc;
-			r->tokens[r->ndmabuf++] = dc->frag_token;
-		}
-	}
-}
-
-static inline void devmem_recv(int fd, size_t len, void *ctrl,
-			       size_t ctrl_len, int flags, struct rx_result *r)
-{
-	static char iov_buf[1 << 20];
-	struct iovec iov = { iov_buf, len };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctrl,
-		.msg_controllen = ctrl_len,
-	};
-
-	memset(r, 0, sizeof(*r));
-	r->ret = recvmsg(fd, &msg, flags);
-	r->err = r->ret < 0 ? errno : 0;
-	if (r->ret > 0 && ctrl)
-		rx_parse(&msg, r);
-}
-
-static inline int dontneed(int fd, const struct dmabuf_token *t, int n)
-{
-	int ret = setsockopt(fd, SOL_SOCKET, SO_DEVMEM_DONTNEED, t,
-			     n * sizeof(*t));
-
-	return ret < 0 ? -errno : ret;
-}
-
-static inline int dontneed_all(int fd, const struct rx_result *r)
-{
-	struct dmabuf_token t[128];
-	int i, n = 0, freed = 0;
-
-	for (i = 0; i < r->ndmabuf; i++) {
-		t[n].token_start = r->tokens[i];
-		t[n].token_count = 1;
-		if (++n == 128) {
-			freed += dontneed(fd, t, n);
-			n = 0;
-		}
-	}
-	return freed + (n ? dontneed(fd, t, n) : 0);
-}
-
-static inline size_t check_pattern(const uint8_t *p, size_t len, size_t off)
-{
-	size_t i, bad = 0;
-
-	for (i = 0; i < len; i++)
-		bad += p[i] != pattern_at(off + i);
-	return bad;
-}
+void rx_parse(struct msghdr *msg, struct rx_result *r);
+/* One recvmsg() of up to @len bytes with @flags, its cmsgs in @r. */
+void devmem_recv(int fd, size_t len, void *ctrl, size_t ctrl_len, int flags,
+		 struct rx_result *r);
+/* SO_DEVMEM_DONTNEED of @n tokens: the count freed, or -errno. */
+int dontneed(int fd, const struct dmabuf_token *t, int n);
+/* Every token of @r given back: the count freed. */
+int dontneed_all(int fd, const struct rx_result *r);
 
 /* What a validating receive loop saw, in stream order. */
 struct stream {
@@ -206,101 +82,18 @@ struct stream {
 };
 
 /* One devmem cmsg: validate its bytes, in the dmabuf or the iovec. */
-static inline void stream_frag(struct stream *st, const struct cmsghdr *cm,
-			       const uint8_t *map, const uint8_t *iov_buf)
-{
-	const struct dmabuf_cmsg *dc = (const void *)CMSG_DATA(cm);
-	const uint8_t *base;
-
-	if (cm->cmsg_type == SCM_DEVMEM_LINEAR) {
-		st->errors += check_pattern(iov_buf, dc->frag_size, st->bytes);
-		st->host += dc->frag_size;
-		st->bytes += dc->frag_size;
-		return;
-	}
-	base = st->frag_base ? st->frag_base(map, dc->dmabuf_id) : map;
-	if (!base || (st->map_size &&
-		      dc->frag_offset + dc->frag_size > st->map_size))
-		st->errors += dc->frag_size;
-	else
-		st->errors += check_pattern(base + dc->frag_offset,
-					    dc->frag_size, st->bytes);
-	st->devmem += dc->frag_size;
-	st->bytes += dc->frag_size;
-	st->frags++;
-}
-
+void stream_frag(struct stream *st, const struct cmsghdr *cm,
+		 const uint8_t *map, const uint8_t *iov_buf);
 /*
  * One recvmsg(MSG_SOCK_DEVMEM) with @ctrl_len bytes of control buffer:
  * validate what it returned, device or host memory, and give the tokens
  * back unless @keep (then they go to @st->held if set). Returns recvmsg's
  * value.
  */
-static inline ssize_t recv_step(int fd, const uint8_t *map, struct stream *st,
-				bool keep, size_t ctrl_len)
-{
-	static uint8_t iov_buf[1 << 20];
-	static char ctrl[80000];
-	struct iovec iov = { iov_buf, sizeof(iov_buf) };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctrl,
-		.msg_controllen = ctrl_len < sizeof(ctrl) ? ctrl_len : sizeof(ctrl),
-	};
-	struct dmabuf_token t[128];
-	struct cmsghdr *cm;
-	bool cmsgs = false;
-	ssize_t ret;
-	int n = 0;
-
-	ret = recvmsg(fd, &msg, MSG_SOCK_DEVMEM);
-	if (ret <= 0)
-		return ret;
-	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
-		const struct dmabuf_cmsg *dc = (const void *)CMSG_DATA(cm);
-
-		if (cm->cmsg_level != SOL_SOCKET ||
-		    (cm->cmsg_type != SCM_DEVMEM_LINEAR &&
-		     cm->cmsg_type != SCM_DEVMEM_DMABUF))
-			continue;
-		cmsgs = true;
-		stream_frag(st, cm, map, iov_buf);
-		if (cm->cmsg_type != SCM_DEVMEM_DMABUF)
-			continue;
-		if (keep) {
-			if (st->held)
-				st->held[st->nheld++] = dc->frag_token;
-			continue;
-		}
-		t[n].token_start = dc->frag_token;
-		t[n].token_count = 1;
-		if (++n == 128) {
-			dontneed(fd, t, n);
-			n = 0;
-		}
-	}
-	if (n)
-		dontneed(fd, t, n);
-	if (!cmsgs) {
-		/* a queue without the dmabuf: plain data in the iovec */
-		st->errors += check_pattern(iov_buf, ret, st->bytes);
-		st->host += ret;
-		st->bytes += ret;
-	}
-	return ret;
-}
-
+ssize_t recv_step(int fd, const uint8_t *map, struct stream *st, bool keep,
+		  size_t ctrl_len);
 /* Receive until EOF (or an error, or @until bytes); tokens returned. */
-static inline ssize_t recv_stream(int fd, const uint8_t *map,
-				  struct stream *st, size_t until)
-{
-	ssize_t ret = 1;
-
-	while (st->bytes < until &&
-	       (ret = recv_step(fd, map, st, false, SIZE_MAX)) > 0)
-		;
-	return ret;
-}
+ssize_t recv_stream(int fd, const uint8_t *map, struct stream *st,
+		    size_t until);
 
 #endif /* DEVMEM_TRAFFIC_H */

@@ -73,6 +73,7 @@
 #include "../../../kselftest.h"
 #include "devmem_lib.h"
 #include "devmem_nl.h"
+#include "devmem_traffic.h"
 #include "ncdevmem_mem.h"
 #include "ncdevmem_list.h"
 #include "ncdevmem_pair.h"
@@ -315,24 +316,6 @@ static void print_queue_stats(const char *when)
 	}
 }
 
-/* Validation of upstream's pattern: 1, 2, ..., N-1, '\n', repeating. */
-static uint8_t pattern_at(uint64_t off)
-{
-	unsigned int v = off % validate + 1;
-
-	return v == (unsigned int)validate ? '\n' : v;
-}
-
-static uint64_t check_bytes(const uint8_t *p, size_t len, uint64_t stream_off)
-{
-	uint64_t bad = 0;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		bad += p[i] != pattern_at(stream_off + i);
-	return bad;
-}
-
 static double now(void);
 
 int return_tokens(int fd, struct token_batch *b, struct rx_stats *st)
@@ -392,7 +375,7 @@ static void consume(const uint8_t *p, size_t len, struct rx_stats *st,
 		    EVP_MD_CTX *sha)
 {
 	if (validate)
-		st->errors += check_bytes(p, len, st->bytes);
+		st->errors += check_pattern_n(p, len, st->bytes, validate);
 	if (sha)
 		EVP_DigestUpdate(sha, p, len);
 	st->bytes += len;
@@ -692,7 +675,8 @@ static ssize_t copy_one(struct copy_conn *c, char *buf, int flags)
 	c->calls++;
 	if (n > 0) {
 		if (validate)
-			c->errors += check_bytes((uint8_t *)buf, n, c->bytes);
+			c->errors += check_pattern_n((uint8_t *)buf, n,
+						     c->bytes, validate);
 		c->bytes += n;
 		return n;
 	}
@@ -1482,7 +1466,7 @@ static int do_self_check(void)
 	int err;
 
 	if (!validate)
-		validate = 7;
+		validate = PATTERN_LEN;
 	err = mem_open(&mem, memory, dmabuf_size, IOV_LEN, 0);
 	if (err)
 		return err == -ENODEV ? KSFT_SKIP : 1;
@@ -1501,7 +1485,7 @@ static int do_self_check(void)
 	for (off = 0; off < dmabuf_size; off += len, writes++) {
 		len = dmabuf_size - off < chunk ? dmabuf_size - off : chunk;
 		for (i = 0; i < len; i++)
-			buf[i] = pattern_at(off + i);
+			buf[i] = pattern_at_n(off + i, validate);
 		err = mem_write(&mem, off, buf, len);
 		if (err) {
 			fprintf(stderr, "write at %zu: %s\n", off, strerror(-err));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Netlink helpers for the devmem selftests and tools, on libmnl:
+ * Netlink helpers for the devmem and hdsim selftests and tools, on libmnl:
  * the netdev family (bind-rx, bind-tx, queue-get, page-pool-get, dev-get)
  * and the ethtool rings/channels messages devmem setup needs.
  */
@@ -616,7 +616,8 @@ int ethtool_get_hds(struct devmem_nl *nl, uint32_t ifindex, int *hds)
 	return ret;
 }
 
-int ethtool_set_hds_mode(struct devmem_nl *nl, uint32_t ifindex, uint8_t mode)
+int ethtool_set_hds_mode_thresh(struct devmem_nl *nl, uint32_t ifindex,
+				uint8_t mode, int64_t thresh)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh;
@@ -624,7 +625,14 @@ int ethtool_set_hds_mode(struct devmem_nl *nl, uint32_t ifindex, uint8_t mode)
 	nlh = genl_start(nl, buf, nl->ethtool_family, ETHTOOL_MSG_RINGS_SET, 0);
 	put_ethtool_header(nlh, ETHTOOL_A_RINGS_HEADER, ifindex);
 	mnl_attr_put_u8(nlh, ETHTOOL_A_RINGS_TCP_DATA_SPLIT, mode);
+	if (thresh >= 0)
+		mnl_attr_put_u32(nlh, ETHTOOL_A_RINGS_HDS_THRESH, thresh);
 	return transact(nl, nlh, NULL, NULL);
+}
+
+int ethtool_set_hds_mode(struct devmem_nl *nl, uint32_t ifindex, uint8_t mode)
+{
+	return ethtool_set_hds_mode_thresh(nl, ifindex, mode, -1);
 }
 
 int ethtool_set_hds(struct devmem_nl *nl, uint32_t ifindex, bool on)
@@ -634,33 +642,49 @@ int ethtool_set_hds(struct devmem_nl *nl, uint32_t ifindex, bool on)
 					 ETHTOOL_TCP_DATA_SPLIT_DISABLED);
 }
 
-static int hds_thresh_cb(const struct nlmsghdr *nlh, void *data)
+static int hds_all_cb(const struct nlmsghdr *nlh, void *data)
 {
-	int64_t *v = data;	/* thresh, max: -1 until seen */
+	struct ethtool_hds *hds = data;
 	const struct nlattr *attr;
 
 	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
-		if (mnl_attr_get_type(attr) == ETHTOOL_A_RINGS_HDS_THRESH)
-			v[0] = mnl_attr_get_u32(attr);
-		if (mnl_attr_get_type(attr) == ETHTOOL_A_RINGS_HDS_THRESH_MAX)
-			v[1] = mnl_attr_get_u32(attr);
+		switch (mnl_attr_get_type(attr)) {
+		case ETHTOOL_A_RINGS_TCP_DATA_SPLIT:
+			hds->split = mnl_attr_get_u8(attr);
+			break;
+		case ETHTOOL_A_RINGS_HDS_THRESH:
+			hds->thresh = mnl_attr_get_u32(attr);
+			break;
+		case ETHTOOL_A_RINGS_HDS_THRESH_MAX:
+			hds->max = mnl_attr_get_u32(attr);
+			break;
+		}
 	}
 	return MNL_CB_OK;
+}
+
+int ethtool_get_hds_all(struct devmem_nl *nl, uint32_t ifindex,
+			struct ethtool_hds *hds)
+{
+	hds->split = -1;
+	hds->thresh = -1;
+	hds->max = -1;
+	return rings_get(nl, ifindex, hds_all_cb, hds);
 }
 
 int ethtool_get_hds_thresh(struct devmem_nl *nl, uint32_t ifindex,
 			   uint32_t *thresh, uint32_t *max)
 {
-	int64_t v[2] = { -1, -1 };
+	struct ethtool_hds hds;
 	int ret;
 
-	ret = rings_get(nl, ifindex, hds_thresh_cb, v);
+	ret = ethtool_get_hds_all(nl, ifindex, &hds);
 	if (ret)
 		return ret;
-	if (v[0] < 0 || v[1] < 0)
+	if (hds.thresh < 0 || hds.max < 0)
 		return -EOPNOTSUPP;
-	*thresh = v[0];
-	*max = v[1];
+	*thresh = hds.thresh;
+	*max = hds.max;
 	return 0;
 }
 

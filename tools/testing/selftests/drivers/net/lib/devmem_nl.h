@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Netlink helpers for the devmem selftests and tools, on libmnl.
+ * Netlink helpers for the devmem and hdsim selftests and tools, on libmnl.
  *
  * The netdev family constants below are written out from the upstream
  * uAPI (not taken from our header), so that every test that decodes a
@@ -134,6 +134,18 @@ int ethtool_get_hds(struct devmem_nl *nl, uint32_t ifindex, int *hds);
 int ethtool_set_hds(struct devmem_nl *nl, uint32_t ifindex, bool on);
 /* ETHTOOL_TCP_DATA_SPLIT_*: UNKNOWN asks for the driver's default rule */
 int ethtool_set_hds_mode(struct devmem_nl *nl, uint32_t ifindex, uint8_t mode);
+/* The same and hds-thresh @thresh, in one message (@thresh < 0: not sent) */
+int ethtool_set_hds_mode_thresh(struct devmem_nl *nl, uint32_t ifindex,
+				uint8_t mode, int64_t thresh);
+/* What RINGS_GET reports of header split, -1 for what it does not */
+struct ethtool_hds {
+	int64_t split;		/* ETHTOOL_TCP_DATA_SPLIT_* */
+	int64_t thresh;		/* hds-thresh */
+	int64_t max;		/* hds-thresh-max */
+};
+
+int ethtool_get_hds_all(struct devmem_nl *nl, uint32_t ifindex,
+			struct ethtool_hds *hds);
 /* hds-thresh and its maximum (-EOPNOTSUPP: the device reports none) */
 int ethtool_get_hds_thresh(struct devmem_nl *nl, uint32_t ifindex,
 			   uint32_t *thresh, uint32_t *max);
