@@ -34,32 +34,13 @@
 #include "devmem_lib.h"
 #include "devmem_traffic.h"
 #include "peer_lib.h"
+#include "peer_fixture.h"
 
 #define NFLOG_GROUP		7
 #define NFQUEUE_NUM		9
 #define BRIDGE			"devmem-peer-br"
 #define OVS_DP			"devmem-peer-dp"
 #define OVS_PORT		"devmem-peer-ovs"
-
-FIXTURE(peer)
-{
-	struct devmem_env env;
-};
-
-FIXTURE_SETUP(peer)
-{
-	DEVMEM_ONLY_SKIP();
-	if (!devmem_env_available())
-		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
-	ASSERT_EQ(0, peer_env_setup(&self->env))
-		TH_LOG("no peer environment: hdsim pair, steering or binding");
-}
-
-FIXTURE_TEARDOWN(peer)
-{
-	EXPECT_EQ(0, devmem_env_teardown(&self->env))
-		TH_LOG("bindings still alive after the teardown");
-}
 
 struct nfnl_attr {
 	uint16_t type;

@@ -22,26 +22,7 @@
 #include "devmem_lib.h"
 #include "netcfg.h"
 #include "peer_lib.h"
-
-FIXTURE(peer)
-{
-	struct devmem_env env;
-};
-
-FIXTURE_SETUP(peer)
-{
-	DEVMEM_ONLY_SKIP();
-	if (!devmem_env_available())
-		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
-	ASSERT_EQ(0, peer_env_setup(&self->env))
-		TH_LOG("no peer environment: hdsim pair, steering or binding");
-}
-
-FIXTURE_TEARDOWN(peer)
-{
-	EXPECT_EQ(0, devmem_env_teardown(&self->env))
-		TH_LOG("bindings still alive after the teardown");
-}
+#include "peer_fixture.h"
 
 /* connections, each through every case: PEER_FUZZ_ROUNDS, at most
  * FUZZ_CONNS (the debug kernel's run takes 2)

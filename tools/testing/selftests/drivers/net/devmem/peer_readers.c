@@ -28,6 +28,7 @@
 #include "devmem_fixture.h"
 #include "devmem_traffic.h"
 #include "peer_lib.h"
+#include "peer_fixture.h"
 
 #define PORT_MPTCP		5402
 
@@ -42,26 +43,6 @@
 #ifndef SOL_TLS
 #define SOL_TLS			282
 #endif
-
-FIXTURE(peer)
-{
-	struct devmem_env env;
-};
-
-FIXTURE_SETUP(peer)
-{
-	DEVMEM_ONLY_SKIP();
-	if (!devmem_env_available())
-		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
-	ASSERT_EQ(0, peer_env_setup(&self->env))
-		TH_LOG("no peer environment: hdsim pair, steering or binding");
-}
-
-FIXTURE_TEARDOWN(peer)
-{
-	EXPECT_EQ(0, devmem_env_teardown(&self->env))
-		TH_LOG("bindings still alive after the teardown");
-}
 
 /* the control buffer of the devmem reads below */
 static char ctrl[80000];

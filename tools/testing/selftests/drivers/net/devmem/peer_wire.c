@@ -26,29 +26,10 @@
 #include "devmem_traffic.h"
 #include "netcfg.h"
 #include "peer_lib.h"
+#include "peer_fixture.h"
 
 #define CRAFTED_SEGS		8
 #define CRAFTED_PAYLOAD		1000
-
-FIXTURE(peer)
-{
-	struct devmem_env env;
-};
-
-FIXTURE_SETUP(peer)
-{
-	DEVMEM_ONLY_SKIP();
-	if (!devmem_env_available())
-		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
-	ASSERT_EQ(0, peer_env_setup(&self->env))
-		TH_LOG("no peer environment: hdsim pair, steering or binding");
-}
-
-FIXTURE_TEARDOWN(peer)
-{
-	EXPECT_EQ(0, devmem_env_teardown(&self->env))
-		TH_LOG("bindings still alive after the teardown");
-}
 
 /* A counter of the "Ip:" lines of /proc/net/snmp, or -1 */
 static long snmp_ip(const char *name)
