@@ -41,7 +41,7 @@ FIXTURE(audit)
 FIXTURE_SETUP(audit)
 {
 	if (!devmem_env_available())
-		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
+		SETUP_SKIP("no hdsim driver (CONFIG_HDSIM)");
 	/* veths a killed test left (its namespaces go in setup) */
 	link_del(NULL, "fwd34");
 	link_del(NULL, "mir34");

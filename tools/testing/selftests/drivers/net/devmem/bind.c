@@ -38,7 +38,7 @@ FIXTURE_SETUP(bind)
 	self->dmabuf = -1;
 	self->dev_id = 1000 + getpid() % 50000;
 	if (access(HDSIM_SYS, F_OK))
-		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
+		SETUP_SKIP("no hdsim driver (CONFIG_HDSIM)");
 	debugfs_mount();
 
 	ASSERT_EQ(0, hdsim_new(self->dev_id, NQUEUES));

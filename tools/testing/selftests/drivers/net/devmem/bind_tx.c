@@ -36,7 +36,7 @@ FIXTURE_SETUP(bind_tx)
 	self->dmabuf = -1;
 	self->dev_id = 1000 + getpid() % 50000;
 	if (access(HDSIM_SYS, F_OK))
-		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
+		SETUP_SKIP("no hdsim driver (CONFIG_HDSIM)");
 
 	ASSERT_EQ(0, hdsim_new(self->dev_id, NQUEUES));
 	self->ifindex = hdsim_port(self->dev_id, 0, self->ifname);

@@ -63,7 +63,7 @@ FIXTURE(faults)
 FIXTURE_SETUP(faults)
 {
 	if (!devmem_env_available())
-		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
+		SETUP_SKIP("no hdsim driver (CONFIG_HDSIM)");
 	ASSERT_EQ(0, devmem_env_setup_open(&self->env, "faults", 32, RX_ADDR,
 					   TX_ADDR, PORT, DMABUF_SIZE));
 	ASSERT_EQ(0, devmem_pools_settled(&self->env.nl, 10000));

@@ -55,7 +55,7 @@ FIXTURE_SETUP(fuzz)
 	};
 
 	if (!devmem_env_available())
-		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
+		SETUP_SKIP("no hdsim driver (CONFIG_HDSIM)");
 	seed = env_uint("FUZZ_SEED", time(NULL));
 	srandom(seed);
 	TH_LOG("seed %u (FUZZ_SEED=%u to replay)", seed, seed);

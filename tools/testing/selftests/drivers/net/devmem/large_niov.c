@@ -72,7 +72,7 @@ static void ctx_setup(struct __test_metadata *_metadata,
 	self->a.fd = -1;
 	self->b.fd = -1;
 	if (!devmem_env_available())
-		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
+		SETUP_SKIP("no hdsim driver (CONFIG_HDSIM)");
 	ASSERT_EQ(0, devmem_env_setup(&self->env, &cfg));
 	/* write() ends with PSH, which closes an aggregate: write large */
 	self->env.send_chunk = 1 << 20;

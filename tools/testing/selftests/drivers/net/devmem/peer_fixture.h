@@ -10,6 +10,10 @@
 #ifndef DEVMEM_PEER_FIXTURE_H
 #define DEVMEM_PEER_FIXTURE_H
 
+#include "devmem_fixture.h"
+#include "devmem_lib.h"
+#include "peer_lib.h"
+
 FIXTURE(peer)
 {
 	struct devmem_env env;
@@ -19,7 +23,7 @@ FIXTURE_SETUP(peer)
 {
 	DEVMEM_ONLY_SKIP();
 	if (!devmem_env_available())
-		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
+		SETUP_SKIP("no hdsim driver (CONFIG_HDSIM)");
 	ASSERT_EQ(0, peer_env_setup(&self->env))
 		TH_LOG("no peer environment: hdsim pair, steering or binding");
 }

@@ -65,7 +65,7 @@ FIXTURE_SETUP(recv)
 {
 	DEVMEM_ONLY_SKIP();
 	if (!devmem_env_available())
-		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
+		SETUP_SKIP("no hdsim driver (CONFIG_HDSIM)");
 	ASSERT_EQ(0, recv_env_setup(&self->env, DMABUF_SIZE));
 }
 
@@ -711,7 +711,7 @@ FIXTURE_SETUP(held)
 {
 	DEVMEM_ONLY_SKIP();
 	if (!devmem_env_available())
-		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
+		SETUP_SKIP("no hdsim driver (CONFIG_HDSIM)");
 	ASSERT_EQ(0, recv_env_setup(&self->env, HELD_DMABUF_SIZE));
 }
 

@@ -96,7 +96,7 @@ FIXTURE_SETUP(tx)
 	self->dmabuf = -1;
 	self->map = MAP_FAILED;
 	if (!devmem_env_available())
-		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
+		SETUP_SKIP("no hdsim driver (CONFIG_HDSIM)");
 	ASSERT_EQ(0, devmem_env_setup(&self->env, &cfg));
 
 	self->dmabuf = udmabuf_alloc(DMABUF_SIZE, NULL);

@@ -66,7 +66,7 @@ FIXTURE_SETUP(uring)
 	};
 
 	if (!devmem_env_available())
-		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
+		SETUP_SKIP("no hdsim driver (CONFIG_HDSIM)");
 	ASSERT_EQ(0, devmem_env_setup(&self->env, &cfg));
 	ASSERT_EQ(0, io_uring_queue_init(16, &self->ring, 0));
 	self->ring_up = true;

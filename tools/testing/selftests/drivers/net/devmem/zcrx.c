@@ -57,7 +57,7 @@ FIXTURE_SETUP(zcrx)
 
 	DEVMEM_ONLY_SKIP();
 	if (!devmem_env_available())
-		SKIP(return, "no hdsim driver (CONFIG_HDSIM)");
+		SETUP_SKIP("no hdsim driver (CONFIG_HDSIM)");
 	ASSERT_EQ(0, devmem_env_setup(&self->env, &cfg));
 	ASSERT_EQ(0, zr_ring_init(&self->ring, 64, CQ_ENTRIES, 0));
 	ASSERT_EQ(0, zr_ifq_prepare(&self->z, self->env.ifindex, ZC_QUEUE,
