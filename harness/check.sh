@@ -118,7 +118,9 @@ echo
 if grep -qs '^FAIL' "${runs[@]}"; then
 	echo "failed:"
 	for f in "${runs[@]}"; do
-		grep '^FAIL' "$f" 2>/dev/null | sed "s|^FAIL\t|  $(basename "$(dirname "$f")"): |"
+		# (no match is no failure: pipefail would end the listing there)
+		{ grep '^FAIL' "$f" 2>/dev/null || true; } |
+			sed "s|^FAIL\t|  $(basename "$(dirname "$f")"): |"
 	done
 	rc=1
 fi

@@ -128,19 +128,24 @@ results=$(booted_kernel; echo "$results")
 echo
 echo "$results" | grep -v '^$' | sed 's/\t/  /' || true
 
-problems=0
+# problems: what went wrong, for the FAIL line (the closing report of
+# `make check` shows only that line: it must say what to look for)
+problems=
 if [ ! -f "$LOGS/dmesg.log" ]; then
 	echo
 	echo "!!! the VM did not finish the test run (exit $vm_rc; timeout ${VM_TIMEOUT}s?). Last console lines:"
 	tail -n 40 "$LOGS/console.log"
-	problems=1
+	problems="the VM did not finish (exit $vm_rc, limit ${VM_TIMEOUT}s)"
 fi
-splats_in "$LOGS/console.log" "$LOGS/dmesg.log" && problems=1
+if splats_in "$LOGS/console.log" "$LOGS/dmesg.log"; then
+	problems="${problems:+$problems; }$(splat_count "$LOGS/console.log" "$LOGS/dmesg.log") kernel reports, the first: $(grep -hsE -m1 "$SPLAT_RE" "$LOGS/console.log" "$LOGS/dmesg.log" |
+		sed -n '1{s/^\[ *[0-9.]*\] //;p}' | cut -c1-160)"
+fi
 if [ -s "$LOGS/kmemleak.log" ]; then
 	echo
 	echo "!!! kmemleak found unreferenced objects ($LOGS/kmemleak.log):"
 	head -n 60 "$LOGS/kmemleak.log"
-	problems=1
+	problems="${problems:+$problems; }kmemleak: $(grep -c '^unreferenced object' "$LOGS/kmemleak.log" || true) unreferenced objects"
 fi
 if [ "$VARIANT" = debug ]; then
 	echo
@@ -154,7 +159,7 @@ slow=$(echo "$results" | sed -n 's/^\(PASS\|FAIL\)\t\(.*\) (\([0-9.]*\) s)$/\3 \
 
 {
 	echo "$results" | grep -v '^$' || true
-	[ $problems = 1 ] && printf 'FAIL\tkernel log clean and VM back (%s)\n' "$LOGS"
+	[ -n "$problems" ] && printf 'FAIL\tkernel log clean and VM back (%s): %s\n' "$LOGS" "$problems"
 } > "$LOGS/results"
 
 echo
