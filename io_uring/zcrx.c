@@ -119,11 +119,6 @@ static int io_zcrx_import_host(struct io_ring_ctx *ctx,
 {
 	int ret;
 
-	if (reg->dmabuf_fd)
-		return -EINVAL;
-	if (!reg->addr)
-		return -EFAULT;
-
 	area->nr_pages = reg->len >> PAGE_SHIFT;
 	area->pages = kvmalloc_array(area->nr_pages, sizeof(*area->pages),
 				     GFP_KERNEL_ACCOUNT);
@@ -178,31 +173,29 @@ static int io_zcrx_import_dmabuf(struct io_zcrx_area *area,
 				 struct device *dev,
 				 const struct io_uring_zcrx_area_reg *reg)
 {
-	int ret;
+	struct dma_buf_attachment *attach;
+	struct dma_buf *dmabuf;
+	struct sg_table *sgt;
 
-	if (reg->addr)
-		return -EINVAL;
+	/* each step is kept in @area as it succeeds: io_zcrx_free_area()
+	 * undoes the ones that did
+	 */
+	dmabuf = dma_buf_get(reg->dmabuf_fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	area->dmabuf = dmabuf;
 
-	area->dmabuf = dma_buf_get(reg->dmabuf_fd);
-	if (IS_ERR(area->dmabuf)) {
-		ret = PTR_ERR(area->dmabuf);
-		area->dmabuf = NULL;
-		return ret;
-	}
-	area->attach = dma_buf_attach(area->dmabuf, dev);
-	if (IS_ERR(area->attach)) {
-		ret = PTR_ERR(area->attach);
-		area->attach = NULL;
-		return ret;
-	}
-	area->dmabuf_sgt = dma_buf_map_attachment_unlocked(area->attach,
-							   DMA_FROM_DEVICE);
-	if (IS_ERR(area->dmabuf_sgt)) {
-		ret = PTR_ERR(area->dmabuf_sgt);
-		area->dmabuf_sgt = NULL;
-		return ret;
-	}
-	return io_zcrx_map_niovs(area, area->dmabuf_sgt, reg->len);
+	attach = dma_buf_attach(dmabuf, dev);
+	if (IS_ERR(attach))
+		return PTR_ERR(attach);
+	area->attach = attach;
+
+	sgt = dma_buf_map_attachment_unlocked(attach, DMA_FROM_DEVICE);
+	if (IS_ERR(sgt))
+		return PTR_ERR(sgt);
+	area->dmabuf_sgt = sgt;
+
+	return io_zcrx_map_niovs(area, sgt, reg->len);
 }
 
 static void io_zcrx_free_area(struct io_zcrx_area *area, struct device *dev)
@@ -250,6 +243,18 @@ static int io_zcrx_check_area_reg(const struct io_uring_zcrx_area_reg *reg)
 	return 0;
 }
 
+/* The area's memory: a dmabuf (IORING_ZCRX_AREA_DMABUF, no address) or
+ * user memory at an address (no dmabuf fd).
+ */
+static int io_zcrx_check_area_source(const struct io_uring_zcrx_area_reg *reg)
+{
+	if (reg->flags & IORING_ZCRX_AREA_DMABUF)
+		return reg->addr ? -EINVAL : 0;
+	if (reg->dmabuf_fd)
+		return -EINVAL;
+	return reg->addr ? 0 : -EFAULT;
+}
+
 /* Create the area of @reg for @ifq, mapped for @dev. */
 static int io_zcrx_create_area(struct io_ring_ctx *ctx,
 			       struct io_zcrx_ifq *ifq, struct device *dev,
@@ -264,6 +269,9 @@ static int io_zcrx_create_area(struct io_ring_ctx *ctx,
 		return ret;
 	if (reg->len & ((1ULL << ifq->buf_shift) - 1))
 		return -ERANGE;
+	ret = io_zcrx_check_area_source(reg);
+	if (ret)
+		return ret;
 
 	area = kzalloc(sizeof(*area), GFP_KERNEL_ACCOUNT);
 	if (!area)
@@ -921,6 +929,18 @@ static int io_zcrx_copy_frag(struct io_zcrx_args *args,
 	return ret;
 }
 
+/* Counts the @ret bytes one piece of an skb gave out of the @n asked for
+ * into *@done; false when the receive stops there (an error, or a piece cut
+ * short by a full ring or area).
+ */
+static bool io_zcrx_piece_done(int ret, size_t n, size_t *done)
+{
+	if (ret <= 0)
+		return false;
+	*done += ret;
+	return (size_t)ret == n;
+}
+
 /* Bytes [@offset, @offset + @len) of @skb and its frag_list. */
 static int io_zcrx_recv_one(struct io_zcrx_args *args, struct sk_buff *skb,
 			    unsigned int offset, size_t len)
@@ -935,11 +955,9 @@ static int io_zcrx_recv_one(struct io_zcrx_args *args, struct sk_buff *skb,
 		u32 n = min_t(size_t, len, start - offset);
 
 		ret = io_zcrx_copy(args, NULL, skb->data + offset, 0, n);
-		if (ret <= 0)
-			goto out;
-		atomic64_add(ret, &args->ifq->head_bytes);
-		done += ret;
-		if (ret < n)
+		if (ret > 0)
+			atomic64_add(ret, &args->ifq->head_bytes);
+		if (!io_zcrx_piece_done(ret, n, &done))
 			goto out;
 	}
 
@@ -955,10 +973,7 @@ static int io_zcrx_recv_one(struct io_zcrx_args *args, struct sk_buff *skb,
 				ret = io_zcrx_recv_niov(args, frag, at - start, n);
 			else
 				ret = io_zcrx_copy_frag(args, frag, at - start, n);
-			if (ret <= 0)
-				goto out;
-			done += ret;
-			if (ret < n)
+			if (!io_zcrx_piece_done(ret, n, &done))
 				goto out;
 		}
 		start = end;
@@ -974,10 +989,7 @@ static int io_zcrx_recv_one(struct io_zcrx_args *args, struct sk_buff *skb,
 			size_t n = min_t(size_t, len - done, end - at);
 
 			ret = io_zcrx_recv_one(args, frag_iter, at - start, n);
-			if (ret <= 0)
-				goto out;
-			done += ret;
-			if (ret < n)
+			if (!io_zcrx_piece_done(ret, n, &done))
 				goto out;
 		}
 		start = end;

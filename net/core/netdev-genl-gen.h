@@ -32,6 +32,43 @@ int netdev_nl_bind_tx_doit(struct sk_buff *skb, struct genl_info *info);
 
 extern struct genl_family netdev_nl_family;
 
+/* Answers a get request: @fill finds the object (taking the lock it needs)
+ * and puts it in the reply, or fails with the extack set.
+ */
+static inline int
+netdev_nl_get_reply(struct genl_info *info,
+		    int (*fill)(struct sk_buff *rsp, struct genl_info *info))
+{
+	struct sk_buff *rsp;
+	int err;
+
+	rsp = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!rsp)
+		return -ENOMEM;
+
+	err = fill(rsp, info);
+	if (err) {
+		nlmsg_free(rsp);
+		return err;
+	}
+
+	return genlmsg_reply(rsp, info);
+}
+
+/* Ends the message at @hdr, or takes it back out of @rsp when one of its
+ * attributes did not fit (@full).
+ */
+static inline int netdev_nl_msg_end(struct sk_buff *rsp, void *hdr, bool full)
+{
+	if (full) {
+		genlmsg_cancel(rsp, hdr);
+		return -EMSGSIZE;
+	}
+
+	genlmsg_end(rsp, hdr);
+	return 0;
+}
+
 /* A dump that filled its skb goes on in the next one (6.1's netlink core
  * ends a dump on -EMSGSIZE).
  */

@@ -36,30 +36,17 @@ static int netdev_nl_dev_fill(struct sk_buff *rsp, struct net_device *netdev,
 	if (!hdr)
 		return -EMSGSIZE;
 
-	if (nla_put_u32(rsp, NETDEV_A_DEV_IFINDEX, netdev->ifindex)) {
-		genlmsg_cancel(rsp, hdr);
-		return -EMSGSIZE;
-	}
-
-	genlmsg_end(rsp, hdr);
-	return 0;
+	return netdev_nl_msg_end(rsp, hdr,
+				 nla_put_u32(rsp, NETDEV_A_DEV_IFINDEX,
+					     netdev->ifindex));
 }
 
-int netdev_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+/* The device of dev-get's ifindex, into @rsp. */
+static int netdev_nl_dev_get_one(struct sk_buff *rsp, struct genl_info *info)
 {
+	u32 ifindex = nla_get_u32(info->attrs[NETDEV_A_DEV_IFINDEX]);
 	struct net_device *netdev;
-	struct sk_buff *rsp;
-	u32 ifindex;
 	int err;
-
-	if (GENL_REQ_ATTR_CHECK(info, NETDEV_A_DEV_IFINDEX))
-		return -EINVAL;
-
-	ifindex = nla_get_u32(info->attrs[NETDEV_A_DEV_IFINDEX]);
-
-	rsp = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!rsp)
-		return -ENOMEM;
 
 	rtnl_lock();
 	netdev = __dev_get_by_index(genl_info_net(info), ifindex);
@@ -72,14 +59,15 @@ int netdev_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	rtnl_unlock();
 
-	if (err)
-		goto err_free_msg;
-
-	return genlmsg_reply(rsp, info);
-
-err_free_msg:
-	nlmsg_free(rsp);
 	return err;
+}
+
+int netdev_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	if (GENL_REQ_ATTR_CHECK(info, NETDEV_A_DEV_IFINDEX))
+		return -EINVAL;
+
+	return netdev_nl_get_reply(info, netdev_nl_dev_get_one);
 }
 
 int netdev_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
@@ -108,43 +96,42 @@ int netdev_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 /* queue-get */
 
+/* What a queue has by its kind: its NAPI instance, an RX queue's provider. */
+static int netdev_nl_queue_put_kind(struct sk_buff *rsp,
+				    struct net_device *netdev, u32 q_idx,
+				    u32 q_type)
+{
+	struct netdev_rx_queue *rxq;
+
+	if (q_type != NETDEV_QUEUE_TYPE_RX)
+		return netdev_nl_put_napi_id(rsp, NETDEV_A_QUEUE_NAPI_ID,
+					     netdev_get_tx_queue(netdev, q_idx)->napi);
+
+	rxq = __netif_get_rx_queue(netdev, q_idx);
+	if (netdev_nl_put_napi_id(rsp, NETDEV_A_QUEUE_NAPI_ID, rxq->napi))
+		return -EMSGSIZE;
+	if (!rxq->mp_params.mp_ops)
+		return 0;
+	return rxq->mp_params.mp_ops->nl_fill(rxq->mp_params.mp_priv, rsp, rxq);
+}
+
 static int netdev_nl_queue_fill(struct sk_buff *rsp, struct net_device *netdev,
 				u32 q_idx, u32 q_type, u32 portid, u32 seq,
 				int flags)
 {
-	struct netdev_rx_queue *rxq;
 	void *hdr;
+	bool full;
 
 	hdr = genlmsg_put(rsp, portid, seq, &netdev_nl_family, flags,
 			  NETDEV_CMD_QUEUE_GET);
 	if (!hdr)
 		return -EMSGSIZE;
 
-	if (nla_put_u32(rsp, NETDEV_A_QUEUE_ID, q_idx) ||
-	    nla_put_u32(rsp, NETDEV_A_QUEUE_TYPE, q_type) ||
-	    nla_put_u32(rsp, NETDEV_A_QUEUE_IFINDEX, netdev->ifindex))
-		goto err_cancel;
-
-	if (q_type == NETDEV_QUEUE_TYPE_RX) {
-		rxq = __netif_get_rx_queue(netdev, q_idx);
-		if (netdev_nl_put_napi_id(rsp, NETDEV_A_QUEUE_NAPI_ID,
-					  rxq->napi))
-			goto err_cancel;
-		if (rxq->mp_params.mp_ops &&
-		    rxq->mp_params.mp_ops->nl_fill(rxq->mp_params.mp_priv, rsp,
-						   rxq))
-			goto err_cancel;
-	} else if (netdev_nl_put_napi_id(rsp, NETDEV_A_QUEUE_NAPI_ID,
-					 netdev_get_tx_queue(netdev, q_idx)->napi)) {
-		goto err_cancel;
-	}
-
-	genlmsg_end(rsp, hdr);
-	return 0;
-
-err_cancel:
-	genlmsg_cancel(rsp, hdr);
-	return -EMSGSIZE;
+	full = nla_put_u32(rsp, NETDEV_A_QUEUE_ID, q_idx) ||
+	       nla_put_u32(rsp, NETDEV_A_QUEUE_TYPE, q_type) ||
+	       nla_put_u32(rsp, NETDEV_A_QUEUE_IFINDEX, netdev->ifindex) ||
+	       netdev_nl_queue_put_kind(rsp, netdev, q_idx, q_type);
+	return netdev_nl_msg_end(rsp, hdr, full);
 }
 
 static int netdev_nl_queue_validate(struct net_device *netdev, u32 q_idx,
@@ -159,25 +146,14 @@ static int netdev_nl_queue_validate(struct net_device *netdev, u32 q_idx,
 	return -EINVAL;
 }
 
-int netdev_nl_queue_get_doit(struct sk_buff *skb, struct genl_info *info)
+/* The queue queue-get names, into @rsp. */
+static int netdev_nl_queue_get_one(struct sk_buff *rsp, struct genl_info *info)
 {
-	u32 q_idx, q_type, ifindex;
+	u32 q_idx = nla_get_u32(info->attrs[NETDEV_A_QUEUE_ID]);
+	u32 q_type = nla_get_u32(info->attrs[NETDEV_A_QUEUE_TYPE]);
+	u32 ifindex = nla_get_u32(info->attrs[NETDEV_A_QUEUE_IFINDEX]);
 	struct net_device *netdev;
-	struct sk_buff *rsp;
 	int err;
-
-	if (GENL_REQ_ATTR_CHECK(info, NETDEV_A_QUEUE_ID) ||
-	    GENL_REQ_ATTR_CHECK(info, NETDEV_A_QUEUE_TYPE) ||
-	    GENL_REQ_ATTR_CHECK(info, NETDEV_A_QUEUE_IFINDEX))
-		return -EINVAL;
-
-	q_idx = nla_get_u32(info->attrs[NETDEV_A_QUEUE_ID]);
-	q_type = nla_get_u32(info->attrs[NETDEV_A_QUEUE_TYPE]);
-	ifindex = nla_get_u32(info->attrs[NETDEV_A_QUEUE_IFINDEX]);
-
-	rsp = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!rsp)
-		return -ENOMEM;
 
 	rtnl_lock();
 	netdev = __dev_get_by_index(genl_info_net(info), ifindex);
@@ -194,14 +170,35 @@ int netdev_nl_queue_get_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	rtnl_unlock();
 
-	if (err)
-		goto err_free_msg;
-
-	return genlmsg_reply(rsp, info);
-
-err_free_msg:
-	nlmsg_free(rsp);
 	return err;
+}
+
+int netdev_nl_queue_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	if (GENL_REQ_ATTR_CHECK(info, NETDEV_A_QUEUE_ID) ||
+	    GENL_REQ_ATTR_CHECK(info, NETDEV_A_QUEUE_TYPE) ||
+	    GENL_REQ_ATTR_CHECK(info, NETDEV_A_QUEUE_IFINDEX))
+		return -EINVAL;
+
+	return netdev_nl_get_reply(info, netdev_nl_queue_get_one);
+}
+
+/* The queues of one type from *@pos on, *@pos left at one that did not fit. */
+static int netdev_nl_queue_dump_type(struct sk_buff *rsp,
+				     struct net_device *netdev,
+				     struct netlink_callback *cb, u32 q_type,
+				     long *pos, unsigned int count)
+{
+	int err;
+
+	for (; *pos < count; (*pos)++) {
+		err = netdev_nl_queue_fill(rsp, netdev, *pos, q_type,
+					   NETLINK_CB(cb->skb).portid,
+					   cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /* Dump position: args[0] device index, args[1] rx queue, args[2] tx queue */
@@ -209,28 +206,19 @@ static int netdev_nl_queue_dump_one(struct net_device *netdev,
 				    struct sk_buff *rsp,
 				    struct netlink_callback *cb)
 {
-	int err = 0;
+	int err;
 
 	if (!netif_running(netdev))
 		return 0;
 
-	for (; cb->args[1] < netdev->real_num_rx_queues; cb->args[1]++) {
-		err = netdev_nl_queue_fill(rsp, netdev, cb->args[1],
-					   NETDEV_QUEUE_TYPE_RX,
-					   NETLINK_CB(cb->skb).portid,
-					   cb->nlh->nlmsg_seq, NLM_F_MULTI);
-		if (err)
-			return err;
-	}
-	for (; cb->args[2] < netdev->real_num_tx_queues; cb->args[2]++) {
-		err = netdev_nl_queue_fill(rsp, netdev, cb->args[2],
-					   NETDEV_QUEUE_TYPE_TX,
-					   NETLINK_CB(cb->skb).portid,
-					   cb->nlh->nlmsg_seq, NLM_F_MULTI);
-		if (err)
-			return err;
-	}
-	return 0;
+	err = netdev_nl_queue_dump_type(rsp, netdev, cb, NETDEV_QUEUE_TYPE_RX,
+					&cb->args[1],
+					netdev->real_num_rx_queues);
+	if (err)
+		return err;
+	return netdev_nl_queue_dump_type(rsp, netdev, cb, NETDEV_QUEUE_TYPE_TX,
+					 &cb->args[2],
+					 netdev->real_num_tx_queues);
 }
 
 int netdev_nl_queue_get_dumpit(struct sk_buff *skb,
@@ -267,26 +255,6 @@ int netdev_nl_queue_get_dumpit(struct sk_buff *skb,
 
 /* bind-rx and bind-tx */
 
-/* The reply to a bind command, with its header in *@hdr. */
-static struct sk_buff *netdev_nl_bind_rsp_new(struct genl_info *info,
-					      void **hdr)
-{
-	struct sk_buff *rsp;
-
-	rsp = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!rsp)
-		return NULL;
-
-	*hdr = genlmsg_put(rsp, info->snd_portid, info->snd_seq,
-			   &netdev_nl_family, 0, info->genlhdr->cmd);
-	if (!*hdr) {
-		nlmsg_free(rsp);
-		return NULL;
-	}
-
-	return rsp;
-}
-
 /* The device a bind command names, if it is there. Context: RTNL. */
 static struct net_device *netdev_nl_bind_dev(struct genl_info *info)
 {
@@ -312,21 +280,63 @@ static struct net_device *netdev_nl_bind_dev(struct genl_info *info)
 	return netdev;
 }
 
-/* The binding belongs to the requesting socket; the reply carries its id. */
-static int netdev_nl_bind_finish(struct net_devmem_dmabuf_binding *binding,
-				 struct genl_info *info, struct sk_buff *rsp,
-				 void *hdr)
+/* Runs @bind on the device the request names and replies with the id of
+ * the binding it made, which belongs to the requesting socket from then on
+ * (released with it: netdev_nl_netlink_notify()). @bind runs under RTNL
+ * and returns the binding or an ERR_PTR(), with the extack set.
+ */
+static int
+netdev_nl_bind(struct genl_info *info,
+	       struct net_devmem_dmabuf_binding *(*bind)(struct net_device *netdev,
+							 struct genl_info *info))
 {
+	struct net_devmem_dmabuf_binding *binding;
+	struct net_device *netdev;
+	struct sk_buff *rsp;
+	void *hdr;
 	int err;
 
-	binding->owner = info->user_ptr[0];
+	rsp = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!rsp)
+		return -ENOMEM;
+	hdr = genlmsg_put(rsp, info->snd_portid, info->snd_seq,
+			  &netdev_nl_family, 0, info->genlhdr->cmd);
+	if (!hdr) {
+		err = -EMSGSIZE;
+		goto err_free_msg;
+	}
+
+	rtnl_lock();
+
+	netdev = netdev_nl_bind_dev(info);
+	if (!netdev) {
+		err = -ENODEV;
+		goto err_unlock;
+	}
+
+	binding = bind(netdev, info);
+	if (IS_ERR(binding)) {
+		err = PTR_ERR(binding);
+		goto err_unlock;
+	}
 
 	err = nla_put_u32(rsp, NETDEV_A_DMABUF_ID, binding->id);
 	if (err < 0)
-		return err;
-
+		goto err_unbind;
+	binding->owner = info->user_ptr[0];
 	genlmsg_end(rsp, hdr);
-	return 0;
+
+	rtnl_unlock();
+
+	return genlmsg_reply(rsp, info);
+
+err_unbind:
+	net_devmem_unbind_dmabuf(binding);
+err_unlock:
+	rtnl_unlock();
+err_free_msg:
+	nlmsg_free(rsp);
+	return err;
 }
 
 /* One queue nest of bind-rx: an RX queue of @netdev. */
@@ -365,56 +375,28 @@ static int netdev_nl_read_rxq(struct net_device *netdev,
 	return 0;
 }
 
-int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
+/* bind-rx: the dmabuf mapped for @netdev to write into, as the memory
+ * provider of every queue the request lists. Context: RTNL.
+ */
+static struct net_devmem_dmabuf_binding *
+netdev_nl_bind_rx(struct net_device *netdev, struct genl_info *info)
 {
+	struct nlattr *page_size = info->attrs[NETDEV_A_DMABUF_RX_PAGE_SIZE];
+	u32 dmabuf_fd = nla_get_u32(info->attrs[NETDEV_A_DMABUF_FD]);
+	u32 rx_page_size = page_size ? nla_get_u32(page_size) : PAGE_SIZE;
 	struct net_devmem_dmabuf_binding *binding;
-	u32 rx_page_size = PAGE_SIZE;
-	struct net_device *netdev;
 	struct nlattr *attr;
-	struct sk_buff *rsp;
-	int rem, err = 0;
-	u32 dmabuf_fd;
-	void *hdr;
-
-	if (GENL_REQ_ATTR_CHECK(info, NETDEV_A_DMABUF_IFINDEX) ||
-	    GENL_REQ_ATTR_CHECK(info, NETDEV_A_DMABUF_FD) ||
-	    GENL_REQ_ATTR_CHECK(info, NETDEV_A_DMABUF_QUEUES))
-		return -EINVAL;
-
-	dmabuf_fd = nla_get_u32(info->attrs[NETDEV_A_DMABUF_FD]);
-
-	if (info->attrs[NETDEV_A_DMABUF_RX_PAGE_SIZE]) {
-		rx_page_size = nla_get_u32(info->attrs[NETDEV_A_DMABUF_RX_PAGE_SIZE]);
-		if (!is_power_of_2(rx_page_size)) {
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    info->attrs[NETDEV_A_DMABUF_RX_PAGE_SIZE],
-					    "rx-page-size must be a power of two");
-			return -EINVAL;
-		}
-	}
-
-	rsp = netdev_nl_bind_rsp_new(info, &hdr);
-	if (!rsp)
-		return -ENOMEM;
-
-	rtnl_lock();
-
-	netdev = netdev_nl_bind_dev(info);
-	if (!netdev) {
-		err = -ENODEV;
-		goto err_unlock;
-	}
+	int rem, err;
 
 	if (dev_xdp_prog_count(netdev)) {
 		NL_SET_ERR_MSG(info->extack,
 			       "unable to bind dmabuf to device with XDP program attached");
-		err = -EEXIST;
-		goto err_unlock;
+		return ERR_PTR(-EEXIST);
 	}
 
 	err = net_devmem_check_device(netdev, rx_page_size, info->extack);
 	if (err)
-		goto err_unlock;
+		return ERR_PTR(err);
 
 	/* a bad queue list must not cost a dmabuf attach and map */
 	nla_for_each_attr(attr, genlmsg_data(info->genlhdr),
@@ -423,15 +405,13 @@ int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
 			continue;
 		err = netdev_nl_read_rxq(netdev, attr, NULL, info->extack);
 		if (err)
-			goto err_unlock;
+			return ERR_PTR(err);
 	}
 
 	binding = net_devmem_bind_dmabuf(netdev, dmabuf_fd, rx_page_size,
 					 DMA_FROM_DEVICE, info->extack);
-	if (IS_ERR(binding)) {
-		err = PTR_ERR(binding);
-		goto err_unlock;
-	}
+	if (IS_ERR(binding))
+		return binding;
 
 	nla_for_each_attr(attr, genlmsg_data(info->genlhdr),
 			  genlmsg_len(info->genlhdr), rem) {
@@ -449,79 +429,57 @@ int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
 		if (err) {
 			NL_SET_BAD_ATTR(info->extack,
 					nla_find_nested(attr, NETDEV_A_QUEUE_ID));
-			goto err_unbind;
+			net_devmem_unbind_dmabuf(binding);
+			return ERR_PTR(err);
 		}
 	}
 
-	err = netdev_nl_bind_finish(binding, info, rsp, hdr);
-	if (err)
-		goto err_unbind;
-	rtnl_unlock();
+	return binding;
+}
 
-	return genlmsg_reply(rsp, info);
+int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *page_size = info->attrs[NETDEV_A_DMABUF_RX_PAGE_SIZE];
 
-err_unbind:
-	net_devmem_unbind_dmabuf(binding);
-err_unlock:
-	rtnl_unlock();
-	nlmsg_free(rsp);
-	return err;
+	if (GENL_REQ_ATTR_CHECK(info, NETDEV_A_DMABUF_IFINDEX) ||
+	    GENL_REQ_ATTR_CHECK(info, NETDEV_A_DMABUF_FD) ||
+	    GENL_REQ_ATTR_CHECK(info, NETDEV_A_DMABUF_QUEUES))
+		return -EINVAL;
+
+	if (page_size && !is_power_of_2(nla_get_u32(page_size))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, page_size,
+				    "rx-page-size must be a power of two");
+		return -EINVAL;
+	}
+
+	return netdev_nl_bind(info, netdev_nl_bind_rx);
+}
+
+/* bind-tx: the dmabuf mapped for @netdev to read from; sendmsg() names it
+ * by its id in an SCM_DEVMEM_DMABUF message. Context: RTNL.
+ */
+static struct net_devmem_dmabuf_binding *
+netdev_nl_bind_tx(struct net_device *netdev, struct genl_info *info)
+{
+	u32 dmabuf_fd = nla_get_u32(info->attrs[NETDEV_A_DMABUF_FD]);
+
+	if (!netdev->netmem_tx) {
+		NL_SET_ERR_MSG(info->extack, "Driver does not support netmem TX");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+
+	/* TX reads payload by the page: net_iovs of PAGE_SIZE */
+	return net_devmem_bind_dmabuf(netdev, dmabuf_fd, PAGE_SIZE,
+				      DMA_TO_DEVICE, info->extack);
 }
 
 int netdev_nl_bind_tx_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct net_devmem_dmabuf_binding *binding;
-	struct net_device *netdev;
-	struct sk_buff *rsp;
-	u32 dmabuf_fd;
-	int err;
-	void *hdr;
-
 	if (GENL_REQ_ATTR_CHECK(info, NETDEV_A_DMABUF_IFINDEX) ||
 	    GENL_REQ_ATTR_CHECK(info, NETDEV_A_DMABUF_FD))
 		return -EINVAL;
 
-	dmabuf_fd = nla_get_u32(info->attrs[NETDEV_A_DMABUF_FD]);
-
-	rsp = netdev_nl_bind_rsp_new(info, &hdr);
-	if (!rsp)
-		return -ENOMEM;
-
-	rtnl_lock();
-
-	netdev = netdev_nl_bind_dev(info);
-	if (!netdev) {
-		err = -ENODEV;
-		goto err_unlock;
-	}
-
-	if (!netdev->netmem_tx) {
-		NL_SET_ERR_MSG(info->extack, "Driver does not support netmem TX");
-		err = -EOPNOTSUPP;
-		goto err_unlock;
-	}
-
-	/* TX reads payload by the page: net_iovs of PAGE_SIZE */
-	binding = net_devmem_bind_dmabuf(netdev, dmabuf_fd, PAGE_SIZE,
-					 DMA_TO_DEVICE, info->extack);
-	if (IS_ERR(binding)) {
-		err = PTR_ERR(binding);
-		goto err_unlock;
-	}
-
-	err = netdev_nl_bind_finish(binding, info, rsp, hdr);
-	if (err)
-		goto err_unbind;
-	rtnl_unlock();
-
-	return genlmsg_reply(rsp, info);
-
-err_unbind:
-	net_devmem_unbind_dmabuf(binding);
-err_unlock:
-	rtnl_unlock();
-	nlmsg_free(rsp);
-	return err;
+	return netdev_nl_bind(info, netdev_nl_bind_tx);
 }
 
 /**

@@ -119,53 +119,40 @@ static int page_pool_nl_fill(struct sk_buff *rsp, const struct page_pool *pool,
 {
 	s32 inflight = page_pool_inflight(pool, false);
 	void *hdr;
+	bool full;
 
 	hdr = genlmsg_put(rsp, portid, seq, &netdev_nl_family, flags,
 			  NETDEV_CMD_PAGE_POOL_GET);
 	if (!hdr)
 		return -EMSGSIZE;
 
-	if (nla_put_u32(rsp, NETDEV_A_PAGE_POOL_ID, pool->user.id) ||
-	    (pool->user.ifindex &&
-	     nla_put_u32(rsp, NETDEV_A_PAGE_POOL_IFINDEX, pool->user.ifindex)) ||
-	    netdev_nl_put_napi_id(rsp, NETDEV_A_PAGE_POOL_NAPI_ID, pool->p.napi) ||
-	    netdev_nl_put_uint(rsp, NETDEV_A_PAGE_POOL_INFLIGHT, inflight) ||
-	    netdev_nl_put_uint(rsp, NETDEV_A_PAGE_POOL_INFLIGHT_MEM,
-			       (u64)inflight * (PAGE_SIZE << pool->p.order)) ||
-	    (pool->user.detach_time &&
-	     netdev_nl_put_uint(rsp, NETDEV_A_PAGE_POOL_DETACH_TIME,
-				pool->user.detach_time)) ||
-	    (pool->mp_ops && pool->mp_ops->nl_fill(pool->mp_priv, rsp, NULL)))
-		goto err_cancel;
-
-	genlmsg_end(rsp, hdr);
-	return 0;
-
-err_cancel:
-	genlmsg_cancel(rsp, hdr);
-	return -EMSGSIZE;
+	full = nla_put_u32(rsp, NETDEV_A_PAGE_POOL_ID, pool->user.id) ||
+	       (pool->user.ifindex &&
+		nla_put_u32(rsp, NETDEV_A_PAGE_POOL_IFINDEX,
+			    pool->user.ifindex)) ||
+	       netdev_nl_put_napi_id(rsp, NETDEV_A_PAGE_POOL_NAPI_ID,
+				     pool->p.napi) ||
+	       netdev_nl_put_uint(rsp, NETDEV_A_PAGE_POOL_INFLIGHT, inflight) ||
+	       netdev_nl_put_uint(rsp, NETDEV_A_PAGE_POOL_INFLIGHT_MEM,
+				  (u64)inflight * (PAGE_SIZE << pool->p.order)) ||
+	       (pool->user.detach_time &&
+		netdev_nl_put_uint(rsp, NETDEV_A_PAGE_POOL_DETACH_TIME,
+				   pool->user.detach_time)) ||
+	       (pool->mp_ops && pool->mp_ops->nl_fill(pool->mp_priv, rsp, NULL));
+	return netdev_nl_msg_end(rsp, hdr, full);
 }
 
-int netdev_nl_page_pool_get_doit(struct sk_buff *skb, struct genl_info *info)
+/* The pool of page-pool-get's id, into @rsp. */
+static int page_pool_nl_get_one(struct sk_buff *rsp, struct genl_info *info)
 {
+	u32 want = nla_get_u32(info->attrs[NETDEV_A_PAGE_POOL_ID]);
+	unsigned long id = want;
 	struct page_pool *pool;
-	struct sk_buff *rsp;
-	unsigned long id;
-	int err;
+	int err = -ENOENT;
 
-	if (GENL_REQ_ATTR_CHECK(info, NETDEV_A_PAGE_POOL_ID))
-		return -EINVAL;
-
-	id = nla_get_u32(info->attrs[NETDEV_A_PAGE_POOL_ID]);
-
-	rsp = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!rsp)
-		return -ENOMEM;
-
-	err = -ENOENT;
 	xa_lock_bh(&page_pools);
 	pool = xa_find(&page_pools, &id, ULONG_MAX, XA_PRESENT);
-	if (pool && id == nla_get_u32(info->attrs[NETDEV_A_PAGE_POOL_ID]) &&
+	if (pool && id == want &&
 	    page_pool_visible(pool, genl_info_net(info)))
 		err = page_pool_nl_fill(rsp, pool, info->snd_portid,
 					info->snd_seq, 0);
@@ -174,14 +161,15 @@ int netdev_nl_page_pool_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (err == -ENOENT)
 		NL_SET_BAD_ATTR(info->extack,
 				info->attrs[NETDEV_A_PAGE_POOL_ID]);
-	if (err)
-		goto err_free_msg;
-
-	return genlmsg_reply(rsp, info);
-
-err_free_msg:
-	nlmsg_free(rsp);
 	return err;
+}
+
+int netdev_nl_page_pool_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	if (GENL_REQ_ATTR_CHECK(info, NETDEV_A_PAGE_POOL_ID))
+		return -EINVAL;
+
+	return netdev_nl_get_reply(info, page_pool_nl_get_one);
 }
 
 int netdev_nl_page_pool_get_dumpit(struct sk_buff *skb,

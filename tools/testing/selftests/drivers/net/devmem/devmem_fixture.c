@@ -218,6 +218,27 @@ int devmem_env_setup_open(struct devmem_env *env, const char *name,
 	return devmem_env_setup(env, &cfg);
 }
 
+int devmem_env_setup_queue(struct devmem_env *env, const char *name,
+			   unsigned int dev_id, const char *rx_addr,
+			   const char *tx_addr, int queue, int port,
+			   size_t dmabuf_size)
+{
+	const struct devmem_env_cfg cfg = {
+		.name = name,
+		.dev_id = dev_id,
+		.rx_addr = rx_addr,
+		.tx_addr = tx_addr,
+		.rss_queues = queue,
+		.steer_port = port,
+		.steer_queue = queue,
+		.dmabuf_size = dmabuf_size,
+		.bind_queue = dmabuf_size ? queue : 0,
+		.listen_port = port,
+	};
+
+	return devmem_env_setup(env, &cfg);
+}
+
 int devmem_env_steer(struct devmem_env *env, int port, int queue)
 {
 	int loc = ethtool_flow_add(env->ifname, NULL, NULL, port, queue);

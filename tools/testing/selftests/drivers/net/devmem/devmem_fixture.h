@@ -92,6 +92,16 @@ bool devmem_env_available(void);
 int devmem_env_setup_open(struct devmem_env *env, const char *name,
 			  unsigned int dev_id, const char *rx_addr,
 			  const char *tx_addr, int port, size_t dmabuf_size);
+/*
+ * One queue for devmem, the layout most programs use: RSS over the queues
+ * below @queue, TCP to @port steered to @queue, a listening socket on
+ * @rx_addr:@port, and (@dmabuf_size not 0) a udmabuf of that size bound
+ * to @queue.
+ */
+int devmem_env_setup_queue(struct devmem_env *env, const char *name,
+			   unsigned int dev_id, const char *rx_addr,
+			   const char *tx_addr, int queue, int port,
+			   size_t dmabuf_size);
 /* Remove what a killed test may have left behind (setup does it). */
 void devmem_env_reset(const struct devmem_env_cfg *cfg);
 /* 0 or -errno; the failing step is printed as a "# setup:" line. */

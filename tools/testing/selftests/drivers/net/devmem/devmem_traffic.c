@@ -146,23 +146,40 @@ void rx_parse(struct msghdr *msg, struct rx_result *r)
 	}
 }
 
-void devmem_recv(int fd, size_t len, void *ctrl, size_t ctrl_len, int flags,
-		 struct rx_result *r)
+struct msghdr devmem_rx_msg(struct iovec *iov, size_t len, void *ctrl,
+			    size_t ctrl_len)
 {
 	static char iov_buf[1 << 20];
-	struct iovec iov = { iov_buf, len };
 	struct msghdr msg = {
-		.msg_iov = &iov,
+		.msg_iov = iov,
 		.msg_iovlen = 1,
 		.msg_control = ctrl,
 		.msg_controllen = ctrl_len,
 	};
 
+	iov->iov_base = iov_buf;
+	iov->iov_len = len;
+	return msg;
+}
+
+void rx_result_set(struct rx_result *r, struct msghdr *msg, ssize_t ret,
+		   int err)
+{
 	memset(r, 0, sizeof(*r));
-	r->ret = recvmsg(fd, &msg, flags);
-	r->err = r->ret < 0 ? errno : 0;
-	if (r->ret > 0 && ctrl)
-		rx_parse(&msg, r);
+	r->ret = ret;
+	r->err = err;
+	if (ret > 0 && msg->msg_control)
+		rx_parse(msg, r);
+}
+
+void devmem_recv(int fd, size_t len, void *ctrl, size_t ctrl_len, int flags,
+		 struct rx_result *r)
+{
+	struct iovec iov;
+	struct msghdr msg = devmem_rx_msg(&iov, len, ctrl, ctrl_len);
+	ssize_t ret = recvmsg(fd, &msg, flags);
+
+	rx_result_set(r, &msg, ret, ret < 0 ? errno : 0);
 }
 
 int dontneed(int fd, const struct dmabuf_token *t, int n)

@@ -59,6 +59,16 @@ struct rx_result {
 
 /* Collect the devmem cmsgs of a completed recvmsg's @msg into @r. */
 void rx_parse(struct msghdr *msg, struct rx_result *r);
+/* A receive's msghdr: up to @len bytes into a static 1 MiB buffer (@iov
+ * describes it), @ctrl_len bytes of control at @ctrl.
+ */
+struct msghdr devmem_rx_msg(struct iovec *iov, size_t len, void *ctrl,
+			    size_t ctrl_len);
+/* @r for a receive of @msg that returned @ret (error @err, or 0); the
+ * cmsgs parsed when it had control room and data came.
+ */
+void rx_result_set(struct rx_result *r, struct msghdr *msg, ssize_t ret,
+		   int err);
 /* One recvmsg() of up to @len bytes with @flags, its cmsgs in @r. */
 void devmem_recv(int fd, size_t len, void *ctrl, size_t ctrl_len, int flags,
 		 struct rx_result *r);

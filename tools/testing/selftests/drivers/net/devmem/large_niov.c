@@ -58,22 +58,12 @@ static void bound_close(struct bound *b)
 static void ctx_setup(struct __test_metadata *_metadata,
 		      struct large_ctx *self)
 {
-	const struct devmem_env_cfg cfg = {
-		.name = "large",
-		.dev_id = 35,
-		.rx_addr = RX_ADDR,
-		.tx_addr = TX_ADDR,
-		.rss_queues = QUEUE_A,
-		.steer_port = PORT_A,
-		.steer_queue = QUEUE_A,
-		.listen_port = PORT_A,
-	};
-
 	self->a.fd = -1;
 	self->b.fd = -1;
 	if (!devmem_env_available())
 		SETUP_SKIP("no hdsim driver (CONFIG_HDSIM)");
-	ASSERT_EQ(0, devmem_env_setup(&self->env, &cfg));
+	ASSERT_EQ(0, devmem_env_setup_queue(&self->env, "large", 35, RX_ADDR,
+					    TX_ADDR, QUEUE_A, PORT_A, 0));
 	/* write() ends with PSH, which closes an aggregate: write large */
 	self->env.send_chunk = 1 << 20;
 	ASSERT_EQ(0, devmem_nl_open(&self->nl));

@@ -32,20 +32,8 @@ static char ctrl[80000];
 
 int peer_env_setup(struct devmem_env *env)
 {
-	const struct devmem_env_cfg cfg = {
-		.name = "peer",
-		.dev_id = 41,
-		.rx_addr = RX_ADDR,
-		.tx_addr = TX_ADDR,
-		.rss_queues = BOUND_QUEUE,
-		.steer_port = PORT_DEVMEM,
-		.steer_queue = BOUND_QUEUE,
-		.dmabuf_size = DMABUF_SIZE,
-		.bind_queue = BOUND_QUEUE,
-		.listen_port = PORT_DEVMEM,
-	};
-
-	return devmem_env_setup(env, &cfg);
+	return devmem_env_setup_queue(env, "peer", 41, RX_ADDR, TX_ADDR,
+				      BOUND_QUEUE, PORT_DEVMEM, DMABUF_SIZE);
 }
 
 pid_t peer_fork(const struct devmem_env *env)

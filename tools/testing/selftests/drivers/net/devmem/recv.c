@@ -40,20 +40,8 @@
 /* The receiving port, its queue 3 bound to a udmabuf of @dmabuf_size */
 static int recv_env_setup(struct devmem_env *env, size_t dmabuf_size)
 {
-	const struct devmem_env_cfg cfg = {
-		.name = "recv",
-		.dev_id = 31,
-		.rx_addr = RX_ADDR,
-		.tx_addr = TX_ADDR,
-		.rss_queues = BOUND_QUEUE,
-		.steer_port = PORT_DEVMEM,
-		.steer_queue = BOUND_QUEUE,
-		.dmabuf_size = dmabuf_size,
-		.bind_queue = BOUND_QUEUE,
-		.listen_port = PORT_DEVMEM,
-	};
-
-	return devmem_env_setup(env, &cfg);
+	return devmem_env_setup_queue(env, "recv", 31, RX_ADDR, TX_ADDR,
+				      BOUND_QUEUE, PORT_DEVMEM, dmabuf_size);
 }
 
 FIXTURE(recv)

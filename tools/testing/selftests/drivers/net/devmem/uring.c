@@ -52,22 +52,11 @@ FIXTURE(uring)
 
 FIXTURE_SETUP(uring)
 {
-	const struct devmem_env_cfg cfg = {
-		.name = "uring",
-		.dev_id = 37,
-		.rx_addr = RX_ADDR,
-		.tx_addr = TX_ADDR,
-		.rss_queues = BOUND_QUEUE,
-		.steer_port = PORT_DEVMEM,
-		.steer_queue = BOUND_QUEUE,
-		.dmabuf_size = DMABUF_SIZE,
-		.bind_queue = BOUND_QUEUE,
-		.listen_port = PORT_DEVMEM,
-	};
-
 	if (!devmem_env_available())
 		SETUP_SKIP("no hdsim driver (CONFIG_HDSIM)");
-	ASSERT_EQ(0, devmem_env_setup(&self->env, &cfg));
+	ASSERT_EQ(0, devmem_env_setup_queue(&self->env, "uring", 37, RX_ADDR,
+					    TX_ADDR, BOUND_QUEUE, PORT_DEVMEM,
+					    DMABUF_SIZE));
 	ASSERT_EQ(0, io_uring_queue_init(16, &self->ring, 0));
 	self->ring_up = true;
 }
@@ -103,21 +92,13 @@ static void uring_recvmsg(struct io_uring *ring, int fd, size_t len,
 			  void *control, size_t control_len, int flags,
 			  struct rx_result *r)
 {
-	static char iov_buf[1 << 20];
-	struct iovec iov = { iov_buf, len };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = control,
-		.msg_controllen = control_len,
-	};
+	struct iovec iov;
+	struct msghdr msg = devmem_rx_msg(&iov, len, control, control_len);
+	int ret;
 
-	memset(r, 0, sizeof(*r));
 	io_uring_prep_recvmsg(io_uring_get_sqe(ring), fd, &msg, flags);
-	r->ret = uring_result(ring);
-	r->err = r->ret < 0 ? -r->ret : 0;
-	if (r->ret > 0 && control)
-		rx_parse(&msg, r);
+	ret = uring_result(ring);
+	rx_result_set(r, &msg, ret, ret < 0 ? -ret : 0);
 }
 
 /* Check @r's frags against the pattern from stream offset *@got on. */

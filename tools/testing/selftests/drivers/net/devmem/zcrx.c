@@ -44,21 +44,11 @@ FIXTURE(zcrx)
 
 FIXTURE_SETUP(zcrx)
 {
-	const struct devmem_env_cfg cfg = {
-		.name = "zcrx",
-		.dev_id = 36,
-		.rx_addr = RX_ADDR,
-		.tx_addr = TX_ADDR,
-		.rss_queues = ZC_QUEUE,
-		.steer_port = ZC_PORT,
-		.steer_queue = ZC_QUEUE,
-		.listen_port = ZC_PORT,
-	};
-
 	DEVMEM_ONLY_SKIP();
 	if (!devmem_env_available())
 		SETUP_SKIP("no hdsim driver (CONFIG_HDSIM)");
-	ASSERT_EQ(0, devmem_env_setup(&self->env, &cfg));
+	ASSERT_EQ(0, devmem_env_setup_queue(&self->env, "zcrx", 36, RX_ADDR,
+					    TX_ADDR, ZC_QUEUE, ZC_PORT, 0));
 	ASSERT_EQ(0, zr_ring_init(&self->ring, 64, CQ_ENTRIES, 0));
 	ASSERT_EQ(0, zr_ifq_prepare(&self->z, self->env.ifindex, ZC_QUEUE,
 				    AREA_SIZE, RQ_ENTRIES));
