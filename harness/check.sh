@@ -25,7 +25,8 @@ H=$REPO/harness
 rc=0
 # Three builds run at nice 19 in the background, one after the other,
 # while the host checks and the kernel's tests run (guests waiting on the
-# wire leave CPU idle): the debug kernel with its kselftests, then the
+# wire leave CPU idle): the debug kernel (its kselftests are a copy of
+# the plain kernel's: KST_FROM, harness/tools.sh), then the
 # CONFIG_INET=n kernel and the kernel where only e1000e wants page_pool
 # (the host checks build-noinet and build-e1000e-only; each is skipped
 # when patches/configs.built records a build of the same inputs, so a
@@ -35,7 +36,7 @@ bg=$BUILD/bg
 rm -f "$bg"-*.rc
 (
 	if [ "${DEVMEM_DEBUG:-1}" = 1 ]; then
-		nice -n 19 "$H/debug.sh" build > "$bg-debug.out" 2>&1
+		KST_FROM=$KST nice -n 19 "$H/debug.sh" build > "$bg-debug.out" 2>&1
 		echo $? > "$bg-debug.rc"
 	fi
 	BUILD_RECORDED=skip nice -n 19 "$H/build-noinet.sh" > "$LOGS/build-noinet.log" 2>&1

@@ -5,6 +5,32 @@
 
 [ -f "$OBJ/include/config/kernel.release" ] || die "no kernel built in $OBJ (run: make kernel)"
 
+# scale_timeouts: the debug kernel runs several times slower under TCG:
+# scale the per-test timeouts (settings) by DEBUG_TIMEOUT_SCALE.
+scale_timeouts()
+{
+	local f t
+
+	[ "$VARIANT" = debug ] || return 0
+	for f in "$KST"/*/*/*/settings; do
+		[ -f "$f" ] || continue
+		t=$(sed -n 's/^timeout=//p' "$f")
+		sed -i "s/^timeout=.*/timeout=$((t * ${DEBUG_TIMEOUT_SCALE:-4}))/" "$f"
+	done
+}
+
+# KST_FROM=<dir>: the kselftests another variant of the same tree built
+# (make check: the debug kernel takes the plain kernel's). They are user
+# programs built against the uAPI headers, which no config changes: a
+# copy, not a second build.
+if [ -n "${KST_FROM:-}" ] && [ -x "$KST_FROM/run_kselftest.sh" ]; then
+	rm -rf "$KST"
+	cp -a "$KST_FROM" "$KST"
+	scale_timeouts
+	say "tools: kselftests copied from $KST_FROM into $KST"
+	exit 0
+fi
+
 KMAKE=(make -C "$SRC" O="$OBJ" LOCALVERSION="$LOCALVERSION")
 say "tools: headers_install -> $HDR"
 "${KMAKE[@]}" -s headers_install INSTALL_HDR_PATH="$HDR"
@@ -37,13 +63,5 @@ make -s -C "$BUILD/samples/devmem" -f "$SRC/samples/devmem/Makefile" \
 	KHDR="$HDR/include" >> "$LOGS/kselftest-build.log" 2>&1 ||
 	die "samples/devmem does not build (log: $LOGS/kselftest-build.log)"
 
-# The debug kernel runs several times slower under TCG: scale the
-# per-test timeouts (settings) by DEBUG_TIMEOUT_SCALE.
-if [ "$VARIANT" = debug ]; then
-	for f in "$KST"/*/*/*/settings; do
-		[ -f "$f" ] || continue
-		t=$(sed -n 's/^timeout=//p' "$f")
-		sed -i "s/^timeout=.*/timeout=$((t * ${DEBUG_TIMEOUT_SCALE:-4}))/" "$f"
-	done
-fi
+scale_timeouts
 say "tools: kselftests installed in $KST"

@@ -80,16 +80,22 @@ e1000e_pair()
 	PEER=$2
 	ip netns add "$E1000E_NS" || return 1
 	ip link set "$PEER" netns "$E1000E_NS" || return 1
-	ip addr flush dev "$IF"
-	ip link set "$IF" mtu 1500
-	ip addr add "$4.1/24" dev "$IF"
-	ip -6 addr add "$5::1/64" dev "$IF" nodad
-	ip link set "$IF" up
-	ip -n "$E1000E_NS" link set "$PEER" mtu 1500
-	ip -n "$E1000E_NS" addr add "$4.2/24" dev "$PEER"
-	ip -n "$E1000E_NS" -6 addr add "$5::2/64" dev "$PEER" nodad
-	ip -n "$E1000E_NS" link set "$PEER" up
-	ip -n "$E1000E_NS" link set lo up
+	# one ip per namespace: each ip started costs most of a second
+	# under TCG (its libraries loaded and relocated)
+	ip -force -batch - <<-EOF
+		addr flush dev $IF
+		link set $IF mtu 1500
+		addr add $4.1/24 dev $IF
+		addr add $5::1/64 dev $IF nodad
+		link set $IF up
+	EOF
+	ip -n "$E1000E_NS" -force -batch - <<-EOF
+		link set $PEER mtu 1500
+		addr add $4.2/24 dev $PEER
+		addr add $5::2/64 dev $PEER nodad
+		link set $PEER up
+		link set lo up
+	EOF
 	e1000e_sender_tso off || return 1
 	# Neighbours are static: IPv6 neighbour discovery is ICMPv6, whose
 	# body lands in device memory while the port's only Rx queue is
