@@ -284,7 +284,10 @@ if rows:
 sc = list(csv.DictReader(open(sys.argv[3])))
 print()
 print("many connections at once (64 KiB net_iovs, packing on, MTU 1500, 64 MiB split evenly, 1 MiB reads,")
-print("ncdevmem --connections N --parallel); per GiB, medians of 3 runs; cpu = the receiving threads' CPU s;")
+reps = sorted({len([r for r in sc if (r['layout'], r['connections']) == k])
+               for k in {(r['layout'], r['connections']) for r in sc}})
+runs = f"{reps[0]}" if len(reps) == 1 else f"{reps[0]}-{reps[-1]}" if reps else "0"
+print(f"ncdevmem --connections N --parallel); per GiB, medians of {runs} runs; cpu = the receiving threads' CPU s;")
 print("ratio = devmem cpu / copy cpu with the same connections; x1 = cpu / one connection on one queue")
 print("  queue: one devmem queue     rss4: 4 queues of one binding, an RSS context and a rule into it")
 print("  bind4: 4 bindings (4 dmabufs) on 4 queues, a receiver each with N/4 connections")

@@ -149,9 +149,13 @@ mkdir -p "$LOGS"
 if [ -n "$VM_BUNDLE" ]; then
 	# KVM where a short boot with it runs a command (a /dev/kvm that
 	# opens can still refuse the guest's CPU), else TCG; once per run
-	# unless DEVMEM_ACCEL says
+	# unless DEVMEM_ACCEL says; no probe where the CPU has no VMX/SVM
+	# (a PVM host's /dev/kvm opens, but boots only PVM guests)
 	ACCEL=${DEVMEM_ACCEL:-tcg}
-	if [ -z "${DEVMEM_ACCEL:-}" ] && [ -w /dev/kvm ]; then
+	if [ -z "${DEVMEM_ACCEL:-}" ] && [ -w /dev/kvm ] &&
+	   ! grep -qw -E 'vmx|svm' /proc/cpuinfo; then
+		echo "no vmx/svm in /proc/cpuinfo: $(lsmod 2>/dev/null | grep -o '^kvm[a-z_]*' | tr '\n' ' ')" > "$LOGS/kvm-probe.log"
+	elif [ -z "${DEVMEM_ACCEL:-}" ] && [ -w /dev/kvm ]; then
 		echo true > "$LOGS/.kvm-probe.$$"
 		timeout --kill-after=5 60 "$VM_BUNDLE/run-vm" --share "$REPO" \
 			--cmd "$LOGS/.kvm-probe.$$" --accel kvm --cpus 1 --memory 1G \
