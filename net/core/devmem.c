@@ -49,6 +49,15 @@ static DEFINE_SPINLOCK(net_devmem_tx_lock);	/* protects the list */
 /* The exporter (or P2PDMA) refused: device memory the device cannot write */
 #define NO_P2P_PATH_MSG	"No peer-to-peer DMA path between the device and the dmabuf's memory"
 
+/* Undo net_devmem_dmabuf_map(). */
+static void net_devmem_dmabuf_unmap(struct net_devmem_dmabuf_binding *binding)
+{
+	dma_buf_unmap_attachment_unlocked(binding->attachment, binding->sgt,
+					  binding->direction);
+	dma_buf_detach(binding->dmabuf, binding->attachment);
+	put_device(binding->dma_dev);
+}
+
 static void net_devmem_dmabuf_binding_free(struct work_struct *work)
 {
 	struct net_devmem_dmabuf_binding *binding =
@@ -64,10 +73,7 @@ static void net_devmem_dmabuf_binding_free(struct work_struct *work)
 	WARN_ON_ONCE(binding->direction == DMA_FROM_DEVICE &&
 		     binding->free_count != binding->area.num_niovs);
 
-	dma_buf_unmap_attachment_unlocked(binding->attachment, binding->sgt,
-					  binding->direction);
-	dma_buf_detach(binding->dmabuf, binding->attachment);
-	put_device(binding->dma_dev);
+	net_devmem_dmabuf_unmap(binding);
 	dma_buf_put(binding->dmabuf);
 	xa_destroy(&binding->bound_rxqs);
 	kvfree(binding->free_stack);
@@ -183,6 +189,89 @@ static size_t net_devmem_mapped_size(struct sg_table *sgt, u32 rx_page_size,
 	return size;
 }
 
+/* Attach the dmabuf to @dma_dev and map it. The mapping outlives the
+ * netdev when net_iovs are still out at unregister: @dma_dev is held
+ * until net_devmem_dmabuf_unmap().
+ */
+static int net_devmem_dmabuf_map(struct net_devmem_dmabuf_binding *binding,
+				 struct device *dma_dev,
+				 struct netlink_ext_ack *extack)
+{
+	int err;
+
+	binding->dma_dev = get_device(dma_dev);
+	binding->attachment = dma_buf_attach(binding->dmabuf, dma_dev);
+	if (IS_ERR(binding->attachment)) {
+		err = PTR_ERR(binding->attachment);
+		if (err == -EREMOTEIO)
+			NL_SET_ERR_MSG(extack, NO_P2P_PATH_MSG);
+		else
+			NL_SET_ERR_MSG(extack, "Failed to bind dmabuf to device");
+		goto err_put_device;
+	}
+
+	binding->sgt = dma_buf_map_attachment_unlocked(binding->attachment,
+						       binding->direction);
+	if (IS_ERR(binding->sgt)) {
+		err = PTR_ERR(binding->sgt);
+		if (err == -EREMOTEIO)
+			NL_SET_ERR_MSG(extack, NO_P2P_PATH_MSG);
+		else
+			NL_SET_ERR_MSG(extack, "Failed to map dmabuf attachment");
+		goto err_detach;
+	}
+
+	return 0;
+
+err_detach:
+	dma_buf_detach(binding->dmabuf, binding->attachment);
+err_put_device:
+	put_device(dma_dev);
+	return err;
+}
+
+/* Cut the mapping (@size bytes) into net_iovs of @rx_page_size, in DMA
+ * order; an RX binding also gets its stack of free net_iovs, full. On
+ * error the caller frees both arrays.
+ */
+static int net_devmem_init_area(struct net_devmem_dmabuf_binding *binding,
+				size_t size, u32 rx_page_size)
+{
+	struct scatterlist *sg;
+	unsigned int sgi;
+	size_t i = 0;
+
+	binding->area.shift = ilog2(rx_page_size);
+	binding->area.num_niovs = size / rx_page_size;
+	binding->area.niovs = kvcalloc(binding->area.num_niovs,
+				       sizeof(struct net_iov), GFP_KERNEL);
+	if (binding->direction == DMA_FROM_DEVICE)
+		binding->free_stack = kvmalloc_array(binding->area.num_niovs,
+						     sizeof(u32), GFP_KERNEL);
+	if (!binding->area.niovs ||
+	    (binding->direction == DMA_FROM_DEVICE && !binding->free_stack))
+		return -ENOMEM;
+
+	for_each_sgtable_dma_sg(binding->sgt, sg, sgi) {
+		dma_addr_t dma = sg_dma_address(sg);
+		size_t off;
+
+		for (off = 0; off < sg_dma_len(sg); off += rx_page_size, i++) {
+			struct net_iov *niov = &binding->area.niovs[i];
+
+			niov->owner = &binding->area;
+			niov->dma_addr = dma + off;
+		}
+	}
+
+	/* Hand out low offsets first: pop from the end of the stack. */
+	for (i = 0; binding->free_stack && i < binding->area.num_niovs; i++)
+		binding->free_stack[i] = binding->area.num_niovs - 1 - i;
+	binding->free_count = binding->free_stack ? binding->area.num_niovs : 0;
+
+	return 0;
+}
+
 /**
  * net_devmem_bind_dmabuf() - map a dmabuf for a device and carve it up
  * @dev: device whose DMA device the dmabuf is attached to
@@ -205,10 +294,8 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 		       struct netlink_ext_ack *extack)
 {
 	struct net_devmem_dmabuf_binding *binding;
-	struct scatterlist *sg;
 	struct dma_buf *dmabuf;
-	size_t size = 0, i;
-	unsigned int sgi;
+	size_t size;
 	int err;
 
 	ASSERT_RTNL();
@@ -239,30 +326,9 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 	xa_init_flags(&binding->bound_rxqs, XA_FLAGS_ALLOC);
 	INIT_WORK(&binding->free_work, net_devmem_dmabuf_binding_free);
 
-	/* The mapping outlives the netdev when net_iovs are still out at
-	 * unregister: hold the DMA device until it is unmapped.
-	 */
-	binding->dma_dev = get_device(dev->dev.parent);
-	binding->attachment = dma_buf_attach(dmabuf, binding->dma_dev);
-	if (IS_ERR(binding->attachment)) {
-		err = PTR_ERR(binding->attachment);
-		if (err == -EREMOTEIO)
-			NL_SET_ERR_MSG(extack, NO_P2P_PATH_MSG);
-		else
-			NL_SET_ERR_MSG(extack, "Failed to bind dmabuf to device");
-		goto err_put_device;
-	}
-
-	binding->sgt =
-		dma_buf_map_attachment_unlocked(binding->attachment, direction);
-	if (IS_ERR(binding->sgt)) {
-		err = PTR_ERR(binding->sgt);
-		if (err == -EREMOTEIO)
-			NL_SET_ERR_MSG(extack, NO_P2P_PATH_MSG);
-		else
-			NL_SET_ERR_MSG(extack, "Failed to map dmabuf attachment");
-		goto err_detach;
-	}
+	err = net_devmem_dmabuf_map(binding, dev->dev.parent, extack);
+	if (err)
+		goto err_free_binding;
 
 	size = net_devmem_mapped_size(binding->sgt, rx_page_size, extack);
 	if (!size) {
@@ -270,42 +336,15 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 		goto err_unmap;
 	}
 
-	binding->area.shift = ilog2(rx_page_size);
-	binding->area.num_niovs = size / rx_page_size;
-	binding->area.niovs = kvcalloc(binding->area.num_niovs,
-				       sizeof(struct net_iov), GFP_KERNEL);
-	if (direction == DMA_FROM_DEVICE)
-		binding->free_stack = kvmalloc_array(binding->area.num_niovs,
-						     sizeof(u32), GFP_KERNEL);
-	if (!binding->area.niovs ||
-	    (direction == DMA_FROM_DEVICE && !binding->free_stack)) {
-		err = -ENOMEM;
-		goto err_free_niovs;
-	}
-
-	i = 0;
-	for_each_sgtable_dma_sg(binding->sgt, sg, sgi) {
-		dma_addr_t dma = sg_dma_address(sg);
-		size_t off;
-
-		for (off = 0; off < sg_dma_len(sg); off += rx_page_size, i++) {
-			struct net_iov *niov = &binding->area.niovs[i];
-
-			niov->owner = &binding->area;
-			niov->dma_addr = dma + off;
-		}
-	}
-
-	/* Hand out low offsets first: pop from the end of the stack. */
-	for (i = 0; binding->free_stack && i < binding->area.num_niovs; i++)
-		binding->free_stack[i] = binding->area.num_niovs - 1 - i;
-	binding->free_count = binding->free_stack ? binding->area.num_niovs : 0;
+	err = net_devmem_init_area(binding, size, rx_page_size);
+	if (err)
+		goto err_free_area;
 
 	err = xa_alloc_cyclic(&net_devmem_dmabuf_bindings, &binding->id,
 			      binding, xa_limit_32b, &net_devmem_next_id,
 			      GFP_KERNEL);
 	if (err < 0)
-		goto err_free_niovs;
+		goto err_free_area;
 	binding->area.id = binding->id;
 
 	if (direction == DMA_TO_DEVICE) {
@@ -316,16 +355,12 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 
 	return binding;
 
-err_free_niovs:
+err_free_area:
 	kvfree(binding->free_stack);
 	kvfree(binding->area.niovs);
 err_unmap:
-	dma_buf_unmap_attachment_unlocked(binding->attachment, binding->sgt,
-					  direction);
-err_detach:
-	dma_buf_detach(dmabuf, binding->attachment);
-err_put_device:
-	put_device(binding->dma_dev);
+	net_devmem_dmabuf_unmap(binding);
+err_free_binding:
 	kfree(binding);
 err_put_dmabuf:
 	dma_buf_put(dmabuf);
