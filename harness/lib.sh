@@ -128,6 +128,41 @@ say()  { printf '==> %s\n' "$*"; }
 warn() { printf '\n!!! WARNING: %s\n\n' "$*" >&2; }
 die()  { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# Records of the series' prefixes that built (patches/series.built,
+# patches/kselftests.built): "<patch> <hash of what the build read>".
+# prefix_record_init <file> <comment line>...: a new record's header
+prefix_record_init() {
+	local f=$1
+
+	shift
+	[ -f "$f" ] || printf '# %s\n' "$@" > "$f"
+}
+
+# prefix_record <file> <patch> <hash>: replace the patch's line.
+prefix_record() {
+	awk -v p="$2" '$1 != p' "$1" > "$1.new"
+	echo "$2 $3" >> "$1.new"
+	mv "$1.new" "$1"
+}
+
+# prefix_record_tidy <file>: in series order; patches that left the
+# series are forgotten
+prefix_record_tidy() {
+	awk 'NR == FNR { if (/^#/) print; else line[$1] = $0; next }
+	     $1 in line { print line[$1] }' \
+		"$1" <(grep -v '^\s*\(#\|$\)' "$REPO/patches/series") > "$1.new"
+	mv "$1.new" "$1"
+}
+
+# series_worktree <dir>: a worktree of build/src for the prefixes (kept
+# between runs)
+series_worktree() {
+	git -C "$1" rev-parse -q --verify HEAD >/dev/null 2>&1 && return
+	rm -rf "$1"
+	git -C "$SRC" worktree prune
+	git -C "$SRC" worktree add -q --detach "$1" base
+}
+
 pinned_version() {
 	grep -v '^#' "$REPO/config/base-version" | head -n1 | tr -d ' '
 }

@@ -23,21 +23,16 @@
 
 LIST=$1
 RECORD=$REPO/patches/series.built
-[ -f "$RECORD" ] || printf '%s\n' \
-	"# Prefixes of the series that built (harness/series-build.sh): patch," \
-	"# hash of what its build reads and of the config. Written by the build." \
-	> "$RECORD"
+prefix_record_init "$RECORD" \
+	"Prefixes of the series that built (harness/series-build.sh): patch," \
+	"hash of what its build reads and of the config. Written by the build."
 WT=$BUILD/series-build
 SOBJ=$BUILD/obj-series
 SLOG=$LOGS/series-build.log
 export CCACHE_BASEDIR=$BUILD
 mkdir -p "$SOBJ" "$LOGS"
 
-if ! git -C "$WT" rev-parse -q --verify HEAD >/dev/null 2>&1; then
-	rm -rf "$WT"
-	git -C "$SRC" worktree prune
-	git -C "$SRC" worktree add -q --detach "$WT" base
-fi
+series_worktree "$WT"
 
 KMAKE=(make -C "$WT" O="$SOBJ" LOCALVERSION=-devmem-series
        CC="ccache gcc" HOSTCC="ccache gcc" KBUILD_BUILD_USER=devmem
@@ -65,12 +60,7 @@ prefix_hash() {
 	} | sha1sum | cut -c1-40
 }
 
-# record <patch> <hash>: replace the patch's line, keep the others.
-record() {
-	awk -v p="$1" '$1 != p' "$RECORD" > "$RECORD.new"
-	echo "$1 $2" >> "$RECORD.new"
-	mv "$RECORD.new" "$RECORD"
-}
+record() { prefix_record "$RECORD" "$@"; }
 
 if [ "${SERIES_STALE:-0}" = 1 ]; then
 	# Stale: no line for the patch with this hash. A prefix that shares
@@ -128,11 +118,7 @@ while read -r patch commit idx; do
 	record "$patch" "$(prefix_hash "$commit")"
 	printf '%2d %s builds (%d s)\n' "$idx" "$patch" $(($(date +%s) - start))
 done < "$LIST"
-# in series order; patches that left the series are forgotten
-awk 'NR == FNR { if (/^#/) print; else line[$1] = $0; next }
-     $1 in line { print line[$1] }' \
-	"$RECORD" <(grep -v '^\s*\(#\|$\)' "$REPO/patches/series") > "$RECORD.new"
-mv "$RECORD.new" "$RECORD"
+prefix_record_tidy "$RECORD"
 if [ "${SERIES_STALE:-0}" = 1 ]; then
 	say "series: the $n prefixes not recorded build; the rest are recorded as built"
 elif [ "$from" -gt 1 ]; then

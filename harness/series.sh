@@ -4,8 +4,9 @@
 # one commit per quilt patch, each also adding the new files that
 # patches/files.map assigns to it. Then prove the series: `git am` onto the
 # pristine base must reproduce build/src exactly, every patch must pass
-# checkpatch.pl --strict, and every prefix of the series must build
-# (harness/series-build.sh).
+# checkpatch.pl --strict, and every prefix of the series must build, the
+# kernel and its kselftests
+# (harness/series-build.sh, harness/series-kselftests.sh).
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "no tree in $SRC (run: make tree)"
@@ -104,16 +105,19 @@ while read -r p _; do
 	g "$WT" commit -q --amend --no-edit --allow-empty
 done < "$REPO/patches/series"
 
-# Every prefix builds. SERIES_BUILD=0 skips that (a cold run rebuilds
-# most of the kernel once per patch that touches a widely included
-# header); SERIES_BUILD=stale builds only the prefixes that
-# patches/series.built does not record as built (series-build.sh).
+# Every prefix builds, the kernel and the kselftests. SERIES_BUILD=0
+# skips that (a cold run rebuilds most of the kernel once per patch that
+# touches a widely included header); SERIES_BUILD=stale builds only the
+# prefixes that patches/series.built and patches/kselftests.built do not
+# record as built (series-build.sh, series-kselftests.sh).
 grep -v '^\s*\(#\|$\)' "$REPO/patches/series" | awk '{print $1}' |
 	paste -d' ' - <(git -C "$WT" rev-list --reverse base..HEAD) \
 	> "$BUILD/series-commits"
 case ${SERIES_BUILD:-1} in
-1) "$REPO/harness/series-build.sh" "$BUILD/series-commits" ;;
-stale) SERIES_STALE=1 "$REPO/harness/series-build.sh" "$BUILD/series-commits" ;;
+1)	"$REPO/harness/series-build.sh" "$BUILD/series-commits"
+	"$REPO/harness/series-kselftests.sh" "$BUILD/series-commits" ;;
+stale)	SERIES_STALE=1 "$REPO/harness/series-build.sh" "$BUILD/series-commits"
+	SERIES_STALE=1 "$REPO/harness/series-kselftests.sh" "$BUILD/series-commits" ;;
 esac
 
 if ! git -C "$WT" diff --quiet HEAD "$(git -C "$SRC" rev-parse HEAD)"; then
