@@ -3,11 +3,14 @@
 
 H := harness
 
-.PHONY: help deps tree kernel tools checkpatch check check-full check-debug test vm quilt series demo bench deb system-test vm-bundle vm-bundle-test clean
+.PHONY: help deps rebase debian-config tree kernel tools checkpatch check check-full check-debug test vm quilt series demo bench deb system-test vm-bundle vm-bundle-test clean
 
 help:
 	@echo "make deps        install missing apt packages and virtme-ng (venv in build/)"
 	@echo "make tree        lay down build/src: pinned 6.1 base + our files + patches/series"
+	@echo "make rebase      move the base to the newest linux-source-6.1 served (REBASE_TO=<version>):"
+	@echo "                 the series refreshed, rebuilt, records and host checks; then commit"
+	@echo "make debian-config  rewrite config/debian-net.config from Debian's linux-config-6.1"
 	@echo "make kernel      build bzImage out of tree (build/obj) with ccache"
 	@echo "make tools       headers_install + build the kselftests against them"
 	@echo "make checkpatch  checkpatch.pl --strict over the series and new files"
@@ -36,6 +39,12 @@ deps:
 
 tree: deps
 	@$(H)/tree.sh
+
+rebase: deps
+	@$(H)/rebase.sh
+
+debian-config: tree
+	@$(H)/debian-config.sh update
 
 kernel: tree
 	@$(H)/kernel.sh

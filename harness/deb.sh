@@ -24,14 +24,13 @@
 . "$(dirname "$0")/lib.sh"
 
 DEB_CONFIG=${DEB_CONFIG:-debian}
-DEBIAN_CONFIG=/usr/src/linux-config-6.1/config.amd64_none_amd64.xz
 OUT=$BUILD/deb
 DOBJ=$BUILD/obj-deb-$DEB_CONFIG
 [ -d "$SRC/.git" ] || die "no tree in $SRC (run: make tree)"
 need_cmd dpkg-buildpackage dpkg-dev
 need_cmd fakeroot fakeroot
 
-base=$(pinned_version)		# Debian's linux-source-6.1 version
+base=$(tree_version)		# Debian's linux-source-6.1 version
 upstream=${base%%-*}
 pkgver=$base+devmem${DEB_REVISION:-1}
 mkdir -p "$DOBJ" "$OUT" "$LOGS"
@@ -43,7 +42,8 @@ KMAKE=(make -C "$SRC" O="$DOBJ" LOCALVERSION=-devmem
 
 case $DEB_CONFIG in
 debian)
-	[ -f "$DEBIAN_CONFIG" ] || die "no $DEBIAN_CONFIG (run: make deps)"
+	# (any served revision: harness/debian-config.sh says which)
+	DEBIAN_CONFIG=$("$REPO/harness/debian-config.sh" fetch)
 	xz -dc "$DEBIAN_CONFIG" > "$DOBJ/.config"
 	sc() { "$SRC/scripts/config" --file "$DOBJ/.config" "$@"; }
 	sc --set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS "" \

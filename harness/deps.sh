@@ -11,58 +11,62 @@ APT_PKGS="build-essential flex bison bc cpio kmod libelf-dev libssl-dev dwarves
 	clang bpftool libbpf-dev python3-scapy openvswitch-common"
 VNG_VERSION=1.42
 
+. "$REPO/harness/base-pick.sh"
+
+mkdir -p "$BUILD"
+
 want=$(pinned_version)
 missing=()
 for p in $APT_PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing+=("$p")
 done
+if [ ${#missing[@]} -gt 0 ]; then
+	apt_install "${missing[@]}"
+fi
 
+# The base: the pinned linux-source-6.1 if it is installed or served,
+# else what harness/base-pick.sh chooses, said in one line. Debian's
+# config comes from config/debian-net.config (committed), so the base is
+# the only package whose revision matters.
+served() {
+	apt-cache madison "$1" 2>/dev/null | awk '$1 == "'"$1"'" {print $3}'
+}
+src_served=$(served linux-source-6.1)
+if [ -z "$src_served" ] && [ "$(id -u)" = 0 ]; then
+	say "apt: the lists know no linux-source-6.1: apt-get update"
+	apt-get update -q > /dev/null || warn "apt-get update failed"
+	src_served=$(served linux-source-6.1)
+fi
 have_src=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)
+export BASE_APPLIES=$REPO/harness/base-applies.sh
+read -r action use why <<< "$(base_pick "$want" "$have_src" $src_served)"
 src_spec=
-if [ "$have_src" != "$want" ]; then
-	if apt-cache show "linux-source-6.1=$want" >/dev/null 2>&1; then
-		src_spec="linux-source-6.1=$want"
-	else
-		newest=$(apt-cache policy linux-source-6.1 2>/dev/null |
-			 awk '/Candidate:/ {print $2}')
-		if [ -n "$have_src" ]; then
-			warn "pinned linux-source-6.1 $want is not in the archive; keeping installed $have_src"
-		else
-			warn "pinned linux-source-6.1 $want is not in the archive; using newest available: ${newest:-none}"
-			src_spec="linux-source-6.1"
-		fi
-	fi
-fi
+case $action in
+keep)	[ "$use" = "$want" ] || say "base: $why" ;;
+install) src_spec="linux-source-6.1=$use"
+	[ "$use" = "$want" ] || say "base: $why" ;;
+*)	die "base: $why" ;;
+esac
 
-if [ ${#missing[@]} -gt 0 ] || [ -n "$src_spec" ]; then
-	cmd="apt-get install -y --no-install-recommends ${missing[*]} $src_spec"
-	if [ "$(id -u)" != 0 ]; then
-		echo "Missing packages. Run as root:"
-		echo "  apt-get update && $cmd"
-		exit 1
-	fi
-	say "apt: installing ${missing[*]} $src_spec"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get install -y --no-install-recommends ${missing[*]} $src_spec ||
-		{ apt-get update && apt-get install -y --no-install-recommends ${missing[*]} $src_spec; }
+if [ -n "$src_spec" ]; then
+	apt_install "$src_spec"
 else
-	say "apt: all packages present (linux-source-6.1 $have_src)"
+	say "base: linux-source-6.1 $have_src installed"
 fi
 
-# Debian's own config of the same 6.1: the test kernel takes its
-# networking options (harness/fleet-config.sh)
-src_now=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)
-have_cfg=$(dpkg-query -W -f='${Version}' linux-config-6.1 2>/dev/null || true)
-if [ -n "$src_now" ] && [ "$have_cfg" != "$src_now" ]; then
-	if [ "$(id -u)" != 0 ]; then
-		warn "linux-config-6.1 $src_now missing (the test kernel's config needs it): apt-get install linux-config-6.1=$src_now"
-	elif ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-		--no-install-recommends "linux-config-6.1=$src_now" > /dev/null; then
-		warn "linux-config-6.1 $src_now is not in the archive: the test kernel cannot be configured"
-	else
-		say "apt: linux-config-6.1 $src_now"
-	fi
+# Where the archive stands: the pin, the newest served, and whether the
+# series applies to the newest (a warning, never a failure: `make rebase`
+# moves the base).
+newest=$(printf '%s\n' $src_served | vers_sort | head -n 1)
+if [ -z "$newest" ]; then
+	say "archive: pinned linux-source-6.1 $want; the archive serves none"
+elif [ "$newest" = "$use" ] || ! newer "$newest" "$use"; then
+	say "archive: pinned linux-source-6.1 $want, building on $use; newest served: $newest"
+elif applies=$("$BASE_APPLIES" "$newest" 2>&1); then
+	warn "archive: pinned linux-source-6.1 $want, building on $use; newest served: $newest, and the series applies to it: make rebase moves the base there"
+else
+	warn "archive: pinned linux-source-6.1 $want, building on $use; newest served: $newest, and the series does NOT apply to it ($(tail -n 1 <<< "$applies"))"
 fi
 
 # ovs-dpctl, which sets up Open vSwitch's kernel datapath by itself (the

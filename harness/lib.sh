@@ -95,7 +95,7 @@ build_inputs_hash()
 			--no-color --no-ext-diff base -- . ':(exclude)Documentation' \
 			':(exclude)tools/testing' ':(exclude)tools/net' \
 			':(exclude)samples' ':(exclude)MAINTAINERS'
-		cat "$REPO/config/base-version"
+		tree_version
 		for f in $FRAGMENT "$REPO/harness/kernel.sh" \
 			 "$REPO/harness/build-$VARIANT.sh"; do
 			sha1sum < "$f"
@@ -163,8 +163,70 @@ series_worktree() {
 	git -C "$SRC" worktree add -q --detach "$1" base
 }
 
+# apt_install <package[=version]>...: asks apt only for what it can do
+# without removing or downgrading anything (-y refuses downgrades; a
+# simulation first catches removals), so a refusal leaves dpkg as it was
+apt_install() {
+	local sim
+
+	if [ "$(id -u)" != 0 ]; then
+		echo "Missing packages. Run as root:"
+		echo "  apt-get update && apt-get install -y --no-install-recommends $*"
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	sim=$(apt-get install -s --no-install-recommends "$@" 2>&1) ||
+		{ apt-get update -q > /dev/null &&
+		  sim=$(apt-get install -s --no-install-recommends "$@" 2>&1); } ||
+		{ echo "$sim" | tail -n 5 >&2; die "apt cannot install: $*"; }
+	if grep -q '^Remv ' <<< "$sim"; then
+		grep '^Remv ' <<< "$sim" >&2
+		die "apt would remove the packages above to install $*: nothing done"
+	fi
+	say "apt: installing $*"
+	apt-get install -y -q --no-install-recommends "$@" > "$BUILD/apt.log" 2>&1 ||
+		{ tail -n 20 "$BUILD/apt.log" >&2; die "apt-get install failed (log: $BUILD/apt.log)"; }
+}
+
+# Options outside net/ that the test kernel takes from Debian's config
+# (fleet-config.sh says why; debian-config.sh keeps their values)
+FLEET_BASE_OPTIONS="MULTIUSER SECURITY SECURITY_NETWORK AUDIT IA32_EMULATION
+	LEDS_CLASS LEDS_TRIGGERS CONFIGFS_FS NFS_FS"
+
+# series_patched_files: the base files the quilt series changes, one a
+# line (tree.sh stages them from the base; base-applies.sh and rebase.sh
+# take them out of another revision's tarball)
+series_patched_files() {
+	local p
+
+	[ -f "$REPO/patches/series" ] || return 0
+	grep -v '^\s*\(#\|$\)' "$REPO/patches/series" | while read -r p _; do
+		sed -n -e 's#^--- [^/]*/##p' -e 's#^+++ [^/]*/##p' "$REPO/patches/$p" |
+			sed 's/\t.*//'
+	done | grep -vx 'dev/null' | sort -u || true
+}
+
+# series_quilt_list <file>: the patches quilt applies, in order, into
+# <file>. Patches that only carry a commit message (their commit adds
+# new files, see patches/files.map) have nothing for quilt to apply.
+series_quilt_list() {
+	local p
+
+	: > "$1"
+	[ -f "$REPO/patches/series" ] || return 0
+	grep -v '^\s*\(#\|$\)' "$REPO/patches/series" | while read -r p _; do
+		if grep -q '^--- ' "$REPO/patches/$p"; then echo "$p"; fi
+	done > "$1"
+}
+
 pinned_version() {
 	grep -v '^#' "$REPO/config/base-version" | head -n1 | tr -d ' '
+}
+
+# tree_version: the Debian revision build/src was laid down from (the
+# pin, unless harness/base-pick.sh had to choose another)
+tree_version() {
+	cat "$BUILD/base-version" 2>/dev/null || pinned_version
 }
 
 # need_cmd <command> <debian package>

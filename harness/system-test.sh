@@ -34,7 +34,7 @@ command -v mmdebstrap > /dev/null || {
 mkdir -p "$SYS" "$LOGS"
 start=$(date +%s)
 
-pkgver=$(pinned_version)+devmem${DEB_REVISION:-1}
+pkgver=$(tree_version)+devmem${DEB_REVISION:-1}
 if ! ls "$BUILD"/deb/linux-image-*_"$pkgver"_amd64.deb > /dev/null 2>&1 ||
    [ "${SYSTEM_REBUILD_DEB:-1}" = 1 ]; then
 	DEB_CONFIG=fleet DEB_EXTRA_CONFIG=$REPO/config/deb-system.config \

@@ -65,12 +65,7 @@ fi
 STAGE=$BUILD/stage
 rm -rf "$STAGE"
 mkdir -p "$STAGE"
-SERIES=$REPO/patches/series
-patched=$( [ -f "$SERIES" ] && grep -v '^\s*#' "$SERIES" | grep -v '^\s*$' |
-	   while read -r p _; do
-		   sed -n -e 's#^--- [^/]*/##p' -e 's#^+++ [^/]*/##p' "$REPO/patches/$p" |
-			   sed 's/\t.*//'
-	   done | sort -u || true)
+patched=$(series_patched_files)
 for f in $patched; do
 	if g cat-file -e "base:$f" 2>/dev/null; then
 		mkdir -p "$STAGE/$(dirname "$f")"
@@ -90,15 +85,8 @@ for d in $KERNEL_DIRS; do
 	done < <(find "$REPO/$d" -type f -print0)
 done
 
-# Patches that only carry a commit message (their commit adds new files,
-# see patches/files.map) have nothing for quilt to apply.
 FILTERED=$BUILD/series.quilt
-: > "$FILTERED"
-if [ -f "$SERIES" ]; then
-	grep -v '^\s*\(#\|$\)' "$SERIES" | while read -r p _; do
-		grep -q '^--- ' "$REPO/patches/$p" && echo "$p" >> "$FILTERED"
-	done
-fi
+series_quilt_list "$FILTERED"
 if [ -s "$FILTERED" ]; then
 	say "applying $(wc -l < "$FILTERED") patches with quilt"
 	if ! (cd "$STAGE" && QUILT_PATCHES="$REPO/patches" QUILT_PC=.pc \
