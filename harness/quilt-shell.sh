@@ -14,11 +14,14 @@ else
 	git -C "$SRC" worktree prune
 	say "checking out the base into $Q"
 	git -C "$SRC" worktree add -q --detach "$Q" base
-	(cd "$Q" && QUILT_PATCHES="$REPO/patches" QUILT_PC=.pc quilt push -a -q) ||
+	# the patches quilt applies (message-only ones carry new files)
+	series_quilt_list "$BUILD/series.quilt"
+	(cd "$Q" && QUILT_PATCHES="$REPO/patches" QUILT_PC=.pc \
+	 QUILT_SERIES="$BUILD/series.quilt" quilt push -a -q) ||
 		die "series does not apply"
 fi
 cd "$Q"
-export QUILT_PATCHES=$REPO/patches QUILT_PC=.pc
+export QUILT_PATCHES=$REPO/patches QUILT_PC=.pc QUILT_SERIES=$BUILD/series.quilt
 export QUILT_REFRESH_ARGS="-p ab --no-timestamps --no-index --sort"
 say "quilt shell in $Q; 'exit' when done, then: make tree check"
 exec "${SHELL:-bash}" -i

@@ -56,16 +56,17 @@ refreshed=()
 (
 	cd "$stage"
 	export QUILT_PATCHES=$REPO/patches QUILT_PC=.pc QUILT_SERIES=$BUILD/archive/series.quilt
-	QUILT_REFRESH_ARGS="-p ab --no-timestamps --no-index --sort"
-	quilt pop -a -q > /dev/null
-	while out=$(quilt push --fuzz=2 2>&1); do
-		p=$(quilt top)
+	# no quiltrc (Debian's adds --backup): the patches' own style
+	export QUILT_DIFF_OPTS=--show-c-function
+	q() { quilt --quiltrc - "$@"; }
+	q pop -a -q > /dev/null
+	while out=$(q push --fuzz=2 2>&1); do
+		p=$(q top)
 		if grep -qE 'offset|fuzz' <<< "$out"; then
-			# shellcheck disable=SC2086
-			quilt refresh $QUILT_REFRESH_ARGS > /dev/null
+			q refresh -p ab --no-timestamps --no-index --sort > /dev/null
 			echo "${p##*/}"
 		fi
-		[ -n "$(quilt next 2>/dev/null)" ] || break
+		[ -n "$(q next 2>/dev/null)" ] || break
 	done
 ) > "$BUILD/archive/refreshed"
 mapfile -t refreshed < "$BUILD/archive/refreshed"
