@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Configure (tinyconfig + fragment) and build bzImage out of tree with ccache.
 . "$(dirname "$0")/lib.sh"
+build_lock
 
 need_cmd ccache ccache
 need_cmd flex flex

@@ -188,6 +188,18 @@ apt_install() {
 		{ tail -n 20 "$BUILD/apt.log" >&2; die "apt-get install failed (log: $BUILD/apt.log)"; }
 }
 
+# build_lock: one tree, kernel or kselftest build of build/ at a time
+# (two `make` runs, a helper's and CI's, would write the same objects);
+# held until the script exits
+build_lock() {
+	mkdir -p "$BUILD"
+	exec 8> "$BUILD/.build.lock"
+	if ! flock -n 8; then
+		say "waiting for another build of $BUILD to finish"
+		flock 8
+	fi
+}
+
 # Options outside net/ that the test kernel takes from Debian's config
 # (fleet-config.sh says why; debian-config.sh keeps their values)
 FLEET_BASE_OPTIONS="MULTIUSER SECURITY SECURITY_NETWORK AUDIT IA32_EMULATION

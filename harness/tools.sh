@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Install the uapi headers and build/install the kselftests against them.
 . "$(dirname "$0")/lib.sh"
+build_lock
 
 [ -f "$OBJ/include/config/kernel.release" ] || die "no kernel built in $OBJ (run: make kernel)"
 

@@ -7,6 +7,7 @@
 # stay incremental. Edits made by hand in build/src are never overwritten:
 # the script refuses (or, with FORCE=1, saves them under build/saved-edits-*).
 . "$(dirname "$0")/lib.sh"
+build_lock
 
 need_cmd quilt quilt
 need_cmd git git
