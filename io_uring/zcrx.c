@@ -1015,6 +1015,20 @@ static int io_zcrx_recv_skb(read_descriptor_t *desc, struct sk_buff *skb,
 }
 
 /*
+ * RECV_ZC takes the stream with TCP's own reader, which works on the
+ * tcp_sock: only a socket whose protocol receives with tcp_recvmsg() is
+ * one. sk_protocol does not say so (a raw socket of IPPROTO_TCP, a
+ * netlink socket of protocol 6), and a TCP socket that kTLS, espintcp
+ * or a sockmap took over receives through them, not through us.
+ */
+static bool io_zcrx_sock_is_plain_tcp(struct sock *sk)
+{
+	const struct proto *prot = READ_ONCE(sk->sk_prot);
+
+	return prot->recvmsg == tcp_recvmsg;
+}
+
+/*
  * One pass over the socket's queue. Returns the bytes received, 0 at the
  * end of the stream, -EAGAIN with nothing to read, or an errno.
  */
@@ -1029,6 +1043,14 @@ static int io_zcrx_tcp_recv(struct io_kiocb *req, struct io_zcrx_ifq *ifq,
 	int ret;
 
 	lock_sock(sk);
+	/*
+	 * A ULP or a sockmap is attached with the socket locked: look
+	 * again now that it cannot change under the read.
+	 */
+	if (unlikely(!io_zcrx_sock_is_plain_tcp(sk))) {
+		release_sock(sk);
+		return -EPROTONOSUPPORT;
+	}
 	ret = tcp_read_sock_netmem(sk, &rd_desc, io_zcrx_recv_skb);
 	if (ret > 0) {
 		if (*limit)
@@ -1092,7 +1114,7 @@ int io_recvzc(struct io_kiocb *req, unsigned int issue_flags)
 	sock = sock_from_file(req->file);
 	if (unlikely(!sock))
 		return io_recvzc_done(req, -ENOTSOCK, issue_flags);
-	if (sock->sk->sk_protocol != IPPROTO_TCP)
+	if (!io_zcrx_sock_is_plain_tcp(sock->sk))
 		return io_recvzc_done(req, -EPROTONOSUPPORT, issue_flags);
 
 	ret = io_zcrx_tcp_recv(req, zc->ifq, sock->sk, &zc->len);

@@ -15,7 +15,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +27,7 @@
 #include <sys/socket.h>
 
 #include "../../../kselftest_harness.h"
+#include "devmem_lib.h"
 
 #ifndef SCM_DEVMEM_DMABUF
 #define SCM_DEVMEM_DMABUF	79
@@ -62,18 +62,6 @@ static void fill_cmsg(struct msghdr *msg, struct one_cmsg *c, int type,
 	cm->cmsg_type = type;
 	cm->cmsg_len = CMSG_LEN(sizeof(__u32));
 	memcpy(CMSG_DATA(cm), &val, sizeof(val));
-}
-
-static int write_file(const char *path, const char *val)
-{
-	int fd, n;
-
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n < 0 ? -1 : 0;
 }
 
 FIXTURE(compat)

@@ -10,8 +10,12 @@
 #define _GNU_SOURCE
 #include <linux/uio.h>
 #define __iovec_defined 1
+#include <linux/netlink.h>
+#include <linux/tls.h>
 
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,6 +38,10 @@
 #define AREA_SIZE		(8 << 20)
 #define RQ_ENTRIES		1024
 #define CQ_ENTRIES		4096
+
+#ifndef SOL_TLS
+#define SOL_TLS			282
+#endif
 
 FIXTURE(zcrx)
 {
@@ -752,6 +760,112 @@ TEST_F(zcrx, recv_zc_rejects_bad_requests)
 	close(udp);
 	EXPECT_EQ(0, reap(pid));
 	close(tcp_fd);
+}
+
+/*
+ * RECV_ZC on @fd, a socket that is not plain TCP, ends at once with
+ * -EPROTONOSUPPORT; the kernel is still there to receive a stream after.
+ */
+static void zc_expect_refused(struct __test_metadata *_metadata,
+			      struct devmem_env *env, struct zr_ring *r,
+			      struct zr_ifq *z, int fd, const char *what)
+{
+	struct io_uring_cqe *cqe;
+
+	zr_prep_recvzc(r, fd, z->reg.zcrx_id, 0, 300);
+	ASSERT_EQ(1, zr_submit_wait(r, 1));
+	cqe = zr_peek_cqe(r);
+	ASSERT_NE(NULL, cqe);
+	EXPECT_EQ(300, cqe->user_data);
+	EXPECT_EQ(0, cqe->flags & IORING_CQE_F_MORE);
+	if (cqe->res != -EPROTONOSUPPORT)
+		TH_LOG("%s: %d, want %d", what, cqe->res, -EPROTONOSUPPORT);
+	EXPECT_EQ(-EPROTONOSUPPORT, cqe->res);
+	zr_cqe_seen(r);
+
+	zc_stream_ok(_metadata, env, r, z, 256 << 10);
+}
+
+/* NETLINK_XFRM is protocol 6, IPPROTO_TCP, and any user may open it. */
+TEST_F(zcrx, recv_zc_refuses_a_netlink_socket_of_protocol_6)
+{
+	int fd;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_XFRM);
+	if (fd < 0)
+		SKIP(return, "no NETLINK_XFRM (CONFIG_XFRM_USER): %s",
+		     strerror(errno));
+	zc_expect_refused(_metadata, &self->env, &self->ring, &self->z, fd,
+			  "NETLINK_XFRM");
+	close(fd);
+}
+
+/* A raw socket of IPPROTO_TCP, IPv4 and IPv6, is no TCP socket. */
+TEST_F(zcrx, recv_zc_refuses_raw_sockets_of_ipproto_tcp)
+{
+	int fd4, fd6;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	fd4 = socket(AF_INET, SOCK_RAW, IPPROTO_TCP);
+	ASSERT_GE(fd4, 0);
+	zc_expect_refused(_metadata, &self->env, &self->ring, &self->z, fd4,
+			  "raw IPv4");
+	close(fd4);
+
+	fd6 = socket(AF_INET6, SOCK_RAW, IPPROTO_TCP);
+	if (fd6 < 0) {
+		TH_LOG("no raw IPv6 socket: %s", strerror(errno));
+		return;
+	}
+	zc_expect_refused(_metadata, &self->env, &self->ring, &self->z, fd6,
+			  "raw IPv6");
+	close(fd6);
+}
+
+/*
+ * A TCP connection whose receive side is kTLS's: its records are not
+ * for RECV_ZC to take from under the TLS parser.
+ */
+TEST_F(zcrx, recv_zc_refuses_a_tcp_socket_with_ktls_receive)
+{
+	struct tls12_crypto_info_aes_gcm_128 ci = {
+		.info.version = TLS_1_2_VERSION,
+		.info.cipher_type = TLS_CIPHER_AES_GCM_128,
+	};
+	struct sockaddr_in a = {
+		.sin_family = AF_INET,
+		.sin_port = htons(ZC_PORT + 2),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	int lfd, cfd, fd;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	lfd = listen_on("127.0.0.1", ZC_PORT + 2);
+	ASSERT_GE(lfd, 0);
+	cfd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_GE(cfd, 0);
+	ASSERT_EQ(0, connect(cfd, (void *)&a, sizeof(a)));
+	fd = accept(lfd, NULL, NULL);
+	ASSERT_GE(fd, 0);
+	close(lfd);
+
+	if (setsockopt(fd, IPPROTO_TCP, TCP_ULP, "tls", sizeof("tls"))) {
+		close(fd);
+		close(cfd);
+		SKIP(return, "no TLS ULP (CONFIG_TLS): %s", strerror(errno));
+	}
+	if (setsockopt(fd, SOL_TLS, TLS_RX, &ci, sizeof(ci))) {
+		close(fd);
+		close(cfd);
+		SKIP(return, "no kTLS receive: %s", strerror(errno));
+	}
+	/* a request let through ends at the FIN instead of waiting */
+	ASSERT_EQ(0, shutdown(cfd, SHUT_WR));
+	zc_expect_refused(_metadata, &self->env, &self->ring, &self->z, fd,
+			  "kTLS");
+	close(fd);
+	close(cfd);
 }
 
 /* The ring a registration needs. */
