@@ -22,7 +22,7 @@ PATTERN=$(printf '\001\002\003\004\005\006')
 TMP=$(mktemp -d)
 trap 'hdsim_cleanup; rm -rf "$TMP"' EXIT
 
-PLAN=15
+PLAN=16
 ktap_plan $PLAN
 if [ ! -d /sys/bus/hdsim ] || [ ! -e /dev/udmabuf ]; then
 	for i in $(seq $PLAN); do ktap_skip "devmem tx $i" "no hdsim or udmabuf"; done
@@ -155,6 +155,40 @@ ktap_check "tc mirror to a veth: its copies dropped and counted, the stream inta
 	tc_case mirror
 ktap_check "tc redirect to a veth for 1 s mid-stream: dropped, resent, intact" \
 	tc_case redirect
+
+# Scatter-gather and checksum offload turned off under a devmem stream:
+# software GSO would have to copy the payload out of device memory and
+# sum it, which the CPU cannot do. skb_segment() refuses, the segments
+# are dropped at xmit (tx_dropped), TCP resends them once the offloads
+# are back, and the stream arrives intact: never zeros with a valid
+# checksum.
+if_dropped()
+{
+	cat "/sys/class/net/$IF/statistics/tx_dropped"
+}
+
+offload_case()
+{
+	local before fetched pid rc=0 i
+
+	fetched=$(tx_fetched)
+	before=$(if_dropped)
+	tx_case v4 192.0.2.2 "$TMP/redirect" &
+	pid=$!
+	for i in $(seq 300); do
+		[ "$(tx_fetched)" -gt "$fetched" ] && break
+		sleep 0.1
+	done
+	ethtool -K "$IF" tx off sg off || rc=1
+	sleep 1
+	ethtool -K "$IF" tx on sg on tso on || rc=1
+	wait $pid || rc=1
+	echo "# $(($(if_dropped) - before)) device-memory skbs dropped at $IF"
+	[ $(($(if_dropped) - before)) -gt 0 ] || rc=1
+	return $rc
+}
+ktap_check "sg and tx checksum off for 1 s mid-stream: dropped, never zeros, intact" \
+	offload_case
 
 ktap_check "SIGKILL mid-send: binding and dmabuf released" in_flight kill 192.0.2.2
 ktap_check "device deleted mid-send: binding and dmabuf released" \
