@@ -16,6 +16,7 @@
  * the last pool is freed, i.e. until every net_iov came back from the
  * skbs and socket tokens holding it.
  */
+#include <linux/cred.h>
 #include <linux/device.h>
 #include <linux/dma-buf.h>
 #include <linux/log2.h>
@@ -78,6 +79,7 @@ static void net_devmem_dmabuf_binding_free(struct work_struct *work)
 	xa_destroy(&binding->bound_rxqs);
 	kvfree(binding->free_stack);
 	kvfree(binding->area.niovs);
+	put_cred(binding->tx_cred);
 	kfree(binding);
 }
 
@@ -284,8 +286,10 @@ static int net_devmem_init_area(struct net_devmem_dmabuf_binding *binding,
  * for RX the caller binds queues with net_devmem_bind_dmabuf_to_queue().
  * The caller sets the owner before it releases RTNL. Every DMA segment
  * of the mapping must start and end on a multiple of @rx_page_size.
+ * A TX binding records the caller's credentials and the device's network
+ * namespace before its id is published: who may send from it.
  *
- * Context: RTNL held.
+ * Context: RTNL held, in the task that asked for the binding.
  * Return: the binding with one reference, or an ERR_PTR().
  */
 struct net_devmem_dmabuf_binding *
@@ -321,6 +325,11 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 	binding->dev = dev;
 	binding->dmabuf = dmabuf;
 	binding->direction = direction;
+	if (direction == DMA_TO_DEVICE) {
+		/* the netlink request's namespace: bind-tx found @dev in it */
+		binding->tx_cred = get_cred(current_cred());
+		binding->tx_net_cookie = dev_net(dev)->net_cookie;
+	}
 	refcount_set(&binding->ref, 1);
 	spin_lock_init(&binding->free_lock);
 	xa_init_flags(&binding->bound_rxqs, XA_FLAGS_ALLOC);
@@ -361,6 +370,7 @@ err_free_area:
 err_unmap:
 	net_devmem_dmabuf_unmap(binding);
 err_free_binding:
+	put_cred(binding->tx_cred);
 	kfree(binding);
 err_put_dmabuf:
 	dma_buf_put(dmabuf);

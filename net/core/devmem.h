@@ -12,6 +12,7 @@
 #include <linux/xarray.h>
 #include <net/netmem.h>
 
+struct cred;
 struct device;
 struct dma_buf;
 struct dma_buf_attachment;
@@ -41,6 +42,11 @@ struct sg_table;
  * @owner: the netlink socket that created the binding; only compared,
  *	never dereferenced. Its release unbinds the binding before the
  *	socket can be freed, so no other socket can have its address then.
+ * @tx_cred: (TX only) the credentials of the task that sent bind-tx,
+ *	held until the binding is freed; with @tx_net_cookie, who may send
+ *	from the binding (net_devmem_get_tx_binding())
+ * @tx_net_cookie: (TX only) the cookie of the network namespace bind-tx
+ *	was sent in, the device's then: compared, so no reference is held
  * @free_work: final teardown, in process context
  * @tx_list: entry in the list of bind-tx bindings (TX only)
  */
@@ -62,6 +68,8 @@ struct net_devmem_dmabuf_binding {
 	u32 id;
 
 	const struct sock *owner;
+	const struct cred *tx_cred;
+	u64 tx_net_cookie;
 
 	struct work_struct free_work;
 	struct list_head tx_list;

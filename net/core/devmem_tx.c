@@ -14,12 +14,16 @@
  * pointer is read locklessly here: net/core/devmem.c clears it with
  * WRITE_ONCE() under RTNL when the device goes.
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/mm.h>
 #include <linux/netdevice.h>
+#include <linux/nsproxy.h>
 #include <linux/skbuff.h>
 #include <linux/uio.h>
 #include <net/devmem_tx.h>
 #include <net/dst.h>
+#include <net/net_namespace.h>
 #include <net/sock.h>
 
 #include "devmem.h"
@@ -56,6 +60,30 @@ void net_devmem_put_net_iov(struct net_iov *niov)
 }
 EXPORT_SYMBOL(net_devmem_put_net_iov);
 
+/* May the task sending on @sk send from @binding? Its creator may: a task
+ * with the effective uid and the user namespace of the one that sent
+ * bind-tx, in the network namespace bind-tx was sent in, and sending on a
+ * socket of that namespace. Anyone else needs CAP_NET_ADMIN over that
+ * namespace, the device's. The ids are global and small: without this,
+ * any local user could send another user's device memory.
+ */
+static bool net_devmem_tx_allowed(const struct net_devmem_dmabuf_binding *binding,
+				  const struct sock *sk)
+{
+	const struct cred *creator = binding->tx_cred;
+	struct nsproxy *nsproxy = current->nsproxy;
+	const struct cred *cred = current_cred();
+	struct net *net = sock_net(sk);
+
+	if (net->net_cookie != binding->tx_net_cookie)
+		return false;
+	if (nsproxy && nsproxy->net_ns == net &&
+	    uid_eq(cred->euid, creator->euid) &&
+	    cred->user_ns == creator->user_ns)
+		return true;
+	return ns_capable(net->user_ns, CAP_NET_ADMIN);
+}
+
 /**
  * net_devmem_get_tx_binding() - the binding a devmem sendmsg() names
  * @sk: the sending socket, locked
@@ -64,10 +92,11 @@ EXPORT_SYMBOL(net_devmem_put_net_iov);
  *
  * Return: the binding, with a reference for the duration of the call;
  * ERR_PTR(-EINVAL) if @id is no live bind-tx binding (an RX binding's id
- * included), -EHOSTUNREACH without a route, -ENODEV if the route leaves
- * through another device than the binding's, -EOPNOTSUPP if it passes an
- * IPsec transform, -EFAULT if @from is not a plain iovec or reaches past
- * the end of the dmabuf.
+ * included) or one the calling task may not send from (the same errno:
+ * ids cannot be probed), -EHOSTUNREACH without a route, -ENODEV if the
+ * route leaves through another device than the binding's, -EOPNOTSUPP if
+ * it passes an IPsec transform, -EFAULT if @from is not a plain iovec or
+ * reaches past the end of the dmabuf.
  */
 struct net_devmem_dmabuf_binding *
 net_devmem_get_tx_binding(struct sock *sk, u32 id, const struct iov_iter *from)
@@ -83,7 +112,9 @@ net_devmem_get_tx_binding(struct sock *sk, u32 id, const struct iov_iter *from)
 	binding = net_devmem_lookup_dmabuf(id);
 	if (!binding)
 		return ERR_PTR(-EINVAL);
-	if (binding->direction != DMA_TO_DEVICE) {
+	/* before any other check: a foreign id looks like an unknown one */
+	if (binding->direction != DMA_TO_DEVICE ||
+	    !net_devmem_tx_allowed(binding, sk)) {
 		err = -EINVAL;
 		goto err_put;
 	}

@@ -9,13 +9,18 @@
  * gets upstream's errno, and a refused send leaves nothing queued.
  */
 #define _GNU_SOURCE
+#include <linux/capability.h>
 #include <linux/uio.h>
 #define __iovec_defined 1
 
 #include <arpa/inet.h>
+#include <grp.h>
 #include <netinet/tcp.h>
+#include <sched.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/sendfile.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "../../../kselftest_harness.h"
@@ -44,27 +49,63 @@ static uint8_t byte_at(size_t off)
 	return off * 7 + off / 4096 + 3;
 }
 
-/* A TCP connection from the host end to a listener in the peer's
- * namespace: the sender's fd, the receiver's in *@peer.
- */
-static int connect_to_peer(const char *ns, const char *addr, int *peer)
+static struct sockaddr_in peer_sa(const char *addr)
 {
 	struct sockaddr_in sa = {
 		.sin_family = AF_INET,
 		.sin_port = htons(PORT),
 	};
-	int home, lfd, fd, one = 1;
 
 	inet_pton(AF_INET, addr, &sa.sin_addr);
+	return sa;
+}
+
+/* A listener on @addr:PORT in namespace @ns (NULL: ours), or -errno. */
+static int listen_in(const char *ns, const char *addr)
+{
+	struct sockaddr_in sa = peer_sa(addr);
+	int home, lfd, one = 1;
+
 	home = ns ? netns_enter(ns) : -1;
 	if (ns && home < 0)
 		return home;
 	lfd = socket(AF_INET, SOCK_STREAM, 0);
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1))
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1)) {
+		close(lfd);
 		lfd = -errno;
+	}
 	if (ns)
 		netns_leave(home);
+	return lfd;
+}
+
+/* A connected socket to @addr:PORT with SO_ZEROCOPY on, or -errno. */
+static int connect_zerocopy(const char *addr)
+{
+	struct sockaddr_in sa = peer_sa(addr);
+	int fd, one = 1;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one))) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+/* A TCP connection from the host end to a listener in the peer's
+ * namespace: the sender's fd, the receiver's in *@peer.
+ */
+static int connect_to_peer(const char *ns, const char *addr, int *peer)
+{
+	struct sockaddr_in sa = peer_sa(addr);
+	int lfd, fd;
+
+	lfd = listen_in(ns, addr);
 	if (lfd < 0)
 		return lfd;
 
@@ -77,6 +118,28 @@ static int connect_to_peer(const char *ns, const char *addr, int *peer)
 	}
 	close(lfd);
 	return fd;
+}
+
+/* Keep only the capabilities of @caps (bits of CAP_* below 32): 0 or -1. */
+static int caps_only(__u32 caps)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {
+		{ .effective = caps, .permitted = caps },
+	};
+
+	return syscall(SYS_capset, &hdr, data);
+}
+
+/* Become nobody, with CAP_NET_ADMIN only if @net_admin: 0 or -1. */
+static int become_nobody(bool net_admin)
+{
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) ||
+	    setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+		return -1;
+	return caps_only(net_admin ? 1U << CAP_NET_ADMIN : 0);
 }
 
 FIXTURE_SETUP(tx)
@@ -279,6 +342,8 @@ TEST_F(tx, closing_the_netlink_socket_keeps_sends_in_flight)
  * locked memory sends 1 MiB from the dmabuf in one call. The same send
  * from host memory fails with ENOBUFS, which shows the limit applies.
  * Before, the device memory send was charged too and failed the same way.
+ * The sender is nobody with CAP_NET_ADMIN only: the capability that lets
+ * it send from the binding of another uid.
  */
 TEST_F(tx, unprivileged_sender_is_not_charged_memlock)
 {
@@ -294,9 +359,7 @@ TEST_F(tx, unprivileged_sender_is_not_charged_memlock)
 	if (!pid) {
 		ssize_t n;
 
-		if (setrlimit(RLIMIT_MEMLOCK, &rl) ||
-		    setresgid(65534, 65534, 65534) ||
-		    setresuid(65534, 65534, 65534))
+		if (setrlimit(RLIMIT_MEMLOCK, &rl) || become_nobody(true))
 			_exit(254);
 		if (send(self->fd, host, sizeof(host), MSG_ZEROCOPY) != -1 ||
 		    errno != ENOBUFS)
@@ -316,6 +379,144 @@ TEST_F(tx, unprivileged_sender_is_not_charged_memlock)
 	ASSERT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(0, checked);
 	EXPECT_EQ(0, reap(self->fd, 1));
+}
+
+/* Who the child sending on its own connection is (send_as()). */
+enum sender {
+	OTHER_UID,		/* nobody, no capability */
+	OTHER_UID_NET_ADMIN,	/* nobody, CAP_NET_ADMIN only */
+	SAME_UID_NO_CAPS,	/* root's uid, no capability */
+	SAME_UID_OTHER_NETNS,	/* the same, moved to a new network namespace */
+};
+
+/*
+ * In a child: become @who, open a connection of its own to the peer's
+ * listener (SAME_UID_OTHER_NETNS: connect first, then move), send @iov
+ * from binding @id, then "end" from host memory. Exit status:
+ * 0 if the devmem send returned @want (bytes, or -errno), else its result
+ * (an errno, or 252 for a byte count), 254/253 if a step before failed.
+ */
+static int send_as(enum sender who, uint32_t id, struct iovec *iov,
+		   ssize_t want)
+{
+	ssize_t n;
+	int fd;
+
+	if (who == SAME_UID_OTHER_NETNS) {
+		fd = connect_zerocopy(PEER_ADDR);
+		if (fd < 0 || unshare(CLONE_NEWNET) || caps_only(0))
+			return 254;
+	} else {
+		if (who == SAME_UID_NO_CAPS ? caps_only(0) :
+		    become_nobody(who == OTHER_UID_NET_ADMIN))
+			return 254;
+		fd = connect_zerocopy(PEER_ADDR);
+		if (fd < 0)
+			return 253;
+	}
+	n = devmem_sendmsg(fd, id, 4, iov, 1, MSG_ZEROCOPY);
+	if (send(fd, "end", 3, 0) != 3)
+		return 253;
+	close(fd);
+	if (n == want)
+		return 0;
+	return n < 0 ? -n : 252;
+}
+
+/*
+ * Fork a sender of @iov from binding @id as @who; the peer, a listener in
+ * namespace @ns, accepts its connection and reads. 0 if the send was
+ * @allowed and the peer got @iov's bytes of the dmabuf, or it was refused
+ * with EINVAL and the peer got none, then "end" and the end of the
+ * stream; else the child's status or -1.
+ */
+static int sender_check(struct __test_metadata *_metadata, const char *ns,
+			uint32_t id, enum sender who, struct iovec *iov,
+			bool allowed)
+{
+	ssize_t want = allowed ? (ssize_t)iov->iov_len : -EINVAL;
+	struct timeval tv = { .tv_sec = 10 };
+	int lfd, peer, status, ret = 0;
+	char buf[8];
+	pid_t pid;
+
+	lfd = listen_in(ns, PEER_ADDR);
+	if (lfd < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(lfd);
+		return -1;
+	}
+	if (!pid)
+		_exit(send_as(who, id, iov, want));
+	peer = accept(lfd, NULL, NULL);
+	close(lfd);
+	if (peer >= 0 &&
+	    !setsockopt(peer, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))) {
+		if (allowed && peer_check(peer, iov, 1))
+			ret = -1;
+		if (recv(peer, buf, sizeof(buf), MSG_WAITALL) != 3 ||
+		    memcmp(buf, "end", 3))
+			ret = -1;
+	} else {
+		ret = -1;
+	}
+	if (peer >= 0)
+		close(peer);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	if (WEXITSTATUS(status)) {
+		TH_LOG("sender %d: status %d", who, WEXITSTATUS(status));
+		return WEXITSTATUS(status);
+	}
+	return ret;
+}
+
+/*
+ * Only the binding's creator, or CAP_NET_ADMIN over the device's
+ * namespace, sends from a binding: another uid on its own connection
+ * through the same device gets EINVAL, as for an unknown id, and not a
+ * byte of the dmabuf reaches the peer (it reads "end" and then the end of
+ * the stream). Before, any local user could send from any binding.
+ */
+TEST_F(tx, other_uid_cannot_send_from_the_binding)
+{
+	struct iovec iov[] = { IOV(100, 5000) };
+
+	EXPECT_EQ(0, sender_check(_metadata, self->env.ns, self->id,
+				  OTHER_UID, iov, false));
+	/* the creator still can */
+	ASSERT_EQ(5000, devmem_sendmsg(self->fd, self->id, 4, iov, 1,
+				       MSG_ZEROCOPY));
+	EXPECT_EQ(0, peer_check(self->peer, iov, 1));
+}
+
+/* the creator's uid, but sending from another network namespace */
+TEST_F(tx, same_uid_in_another_netns_cannot_send)
+{
+	struct iovec iov[] = { IOV(4096, 2000) };
+
+	EXPECT_EQ(0, sender_check(_metadata, self->env.ns, self->id,
+				  SAME_UID_OTHER_NETNS, iov, false));
+}
+
+/* the creator's uid in the creator's namespace needs no capability */
+TEST_F(tx, creator_uid_without_capabilities_may_send)
+{
+	struct iovec iov[] = { IOV(8192, 3000) };
+
+	EXPECT_EQ(0, sender_check(_metadata, self->env.ns, self->id,
+				  SAME_UID_NO_CAPS, iov, true));
+}
+
+/* CAP_NET_ADMIN over the device's namespace sends from any binding */
+TEST_F(tx, cap_net_admin_may_send_from_any_binding)
+{
+	struct iovec iov[] = { IOV(12345, 4000) };
+
+	EXPECT_EQ(0, sender_check(_metadata, self->env.ns, self->id,
+				  OTHER_UID_NET_ADMIN, iov, true));
 }
 
 TEST_F(tx, rejects_send_without_msg_zerocopy)
