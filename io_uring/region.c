@@ -11,6 +11,7 @@
  * RLIMIT_MEMLOCK as registered buffers are, and always counted in its
  * mm's pinned_vm.
  */
+#include <linux/hugetlb.h>
 #include <linux/io_uring.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -72,17 +73,59 @@ void io_unaccount_pinned(unsigned long nr_pages, struct user_struct *user,
 	}
 }
 
-static int io_region_pin(struct io_mapped_region *mr, u64 uaddr)
+/* Anonymous memory, shmem and hugetlbfs only, as 6.1's registered buffers */
+static int io_pin_check_vmas(struct mm_struct *mm, unsigned long addr,
+			     unsigned long end)
 {
-	int ret;
+	struct vm_area_struct *vma;
 
-	ret = pin_user_pages_fast(uaddr, mr->nr_pages,
-				  FOLL_WRITE | FOLL_LONGTERM, mr->pages);
-	if (ret == mr->nr_pages)
+	mmap_assert_locked(mm);
+	while (addr < end) {
+		vma = vma_lookup(mm, addr);
+		if (!vma)
+			return -EFAULT;
+		if (vma->vm_file && !vma_is_shmem(vma) &&
+		    !is_file_hugepages(vma->vm_file))
+			return -EOPNOTSUPP;
+		addr = vma->vm_end;
+	}
+	return 0;
+}
+
+/**
+ * io_pin_user_pages() - pin user memory for the NIC and the kernel to write
+ * @uaddr: page-aligned start
+ * @nr_pages: pages to pin
+ * @pages: filled with the pinned pages
+ *
+ * Memory that a filesystem owns is refused, as 6.1's registered buffers
+ * refuse it: the device and the kernel would write its page cache behind
+ * the filesystem's back. The mappings are checked and pinned under one
+ * hold of the mmap lock, so none can be replaced in between.
+ *
+ * Return: 0, -EOPNOTSUPP (a mapping of a file other than shmem or hugetlbfs),
+ * -EFAULT (a hole, or memory that cannot be pinned), or another error of
+ * pin_user_pages().
+ */
+int io_pin_user_pages(u64 uaddr, unsigned int nr_pages, struct page **pages)
+{
+	unsigned long end = uaddr + ((unsigned long)nr_pages << PAGE_SHIFT);
+	struct mm_struct *mm = current->mm;
+	long ret;
+
+	mmap_read_lock(mm);
+	ret = io_pin_check_vmas(mm, uaddr, end);
+	if (!ret)
+		ret = pin_user_pages(uaddr, nr_pages,
+				     FOLL_WRITE | FOLL_LONGTERM, pages, NULL);
+	mmap_read_unlock(mm);
+	if (ret == nr_pages)
 		return 0;
-	if (ret > 0)
-		unpin_user_pages(mr->pages, ret);
-	return ret < 0 ? ret : -EFAULT;
+	if (ret > 0) {
+		unpin_user_pages(pages, ret);
+		ret = -EFAULT;
+	}
+	return ret;
 }
 
 static int io_region_alloc(struct io_mapped_region *mr)
@@ -125,8 +168,10 @@ static void io_region_release_pages(struct io_mapped_region *mr)
  * Return: 0, -EINVAL (reserved field, unknown flag, size 0, an id or mmap
  * offset given, a size or address not page aligned), -EFAULT (TYPE_USER
  * without an address or an address without TYPE_USER, memory that cannot
- * be pinned), -E2BIG (more than INT_MAX pages), -EOVERFLOW, or -ENOMEM
- * (also over RLIMIT_MEMLOCK).
+ * be pinned), -EOPNOTSUPP (user memory of a file other than shmem or
+ * hugetlbfs), -E2BIG (more than INT_MAX pages), -EOVERFLOW, or -ENOMEM
+ * (also over RLIMIT_MEMLOCK, and for an array of pages too large to
+ * allocate).
  */
 int io_create_region(struct io_ring_ctx *ctx, struct io_mapped_region *mr,
 		     struct io_uring_region_desc *reg, u64 mmap_offset)
@@ -150,23 +195,27 @@ int io_create_region(struct io_ring_ctx *ctx, struct io_mapped_region *mr,
 	if (check_add_overflow(reg->user_addr, reg->size, &end))
 		return -EOVERFLOW;
 
-	mr->nr_pages = nr_pages;
-	mr->user_mem = user_mem;
-	mr->pages = kvmalloc_array(nr_pages, sizeof(*mr->pages),
-				   GFP_KERNEL_ACCOUNT);
-	if (!mr->pages)
-		return -ENOMEM;
-
+	/* charged first: a size over RLIMIT_MEMLOCK allocates nothing */
 	ret = io_account_pinned(ctx, nr_pages, &mr->acct_user, &mr->acct_mm);
 	if (ret)
-		goto err_free_array;
+		return ret;
+
+	mr->nr_pages = nr_pages;
+	mr->user_mem = user_mem;
+	/* any size a user asks for: a failure, never a warning */
+	mr->pages = kvmalloc_array(nr_pages, sizeof(*mr->pages),
+				   GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!mr->pages) {
+		ret = -ENOMEM;
+		goto err_unaccount;
+	}
 
 	if (user_mem)
-		ret = io_region_pin(mr, reg->user_addr);
+		ret = io_pin_user_pages(reg->user_addr, nr_pages, mr->pages);
 	else
 		ret = io_region_alloc(mr);
 	if (ret)
-		goto err_unaccount;
+		goto err_free_array;
 
 	mr->ptr = vmap(mr->pages, nr_pages, VM_MAP, PAGE_KERNEL);
 	if (!mr->ptr) {
@@ -180,10 +229,10 @@ int io_create_region(struct io_ring_ctx *ctx, struct io_mapped_region *mr,
 
 err_release_pages:
 	io_region_release_pages(mr);
-err_unaccount:
-	io_unaccount_pinned(nr_pages, mr->acct_user, mr->acct_mm);
 err_free_array:
 	kvfree(mr->pages);
+err_unaccount:
+	io_unaccount_pinned(nr_pages, mr->acct_user, mr->acct_mm);
 	memset(mr, 0, sizeof(*mr));
 	return ret;
 }

@@ -34,6 +34,7 @@ void io_free_region(struct io_mapped_region *mr);
 int io_region_mmap(struct io_ring_ctx *ctx, struct io_mapped_region *mr,
 		   struct vm_area_struct *vma);
 
+int io_pin_user_pages(u64 uaddr, unsigned int nr_pages, struct page **pages);
 int io_account_pinned(struct io_ring_ctx *ctx, unsigned long nr_pages,
 		      struct user_struct **user, struct mm_struct **mm);
 void io_unaccount_pinned(unsigned long nr_pages, struct user_struct *user,

@@ -113,46 +113,37 @@ static int io_zcrx_map_niovs(struct io_zcrx_area *area, struct sg_table *sgt,
 	return 0;
 }
 
-static int io_zcrx_import_host(struct io_ring_ctx *ctx,
-			       struct io_zcrx_area *area,
+/*
+ * Pin the user memory of a host area, charged already: the mappings must be
+ * anonymous memory, shmem or hugetlbfs, as for the refill ring.
+ */
+static int io_zcrx_import_host(struct io_zcrx_area *area,
 			       const struct io_uring_zcrx_area_reg *reg)
 {
+	struct page **pages;
 	int ret;
 
-	area->nr_pages = reg->len >> PAGE_SHIFT;
-	area->pages = kvmalloc_array(area->nr_pages, sizeof(*area->pages),
-				     GFP_KERNEL_ACCOUNT);
-	if (!area->pages)
+	/* up to 2 GiB for a 1 TiB area: a failure, never a warning */
+	pages = kvmalloc_array(area->nr_pages, sizeof(*pages),
+			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!pages)
 		return -ENOMEM;
 
-	ret = pin_user_pages_fast(reg->addr, area->nr_pages,
-				  FOLL_WRITE | FOLL_LONGTERM, area->pages);
-	if (ret != area->nr_pages) {
-		if (ret > 0)
-			unpin_user_pages(area->pages, ret);
-		ret = ret < 0 ? ret : -EFAULT;
+	ret = io_pin_user_pages(reg->addr, area->nr_pages, pages);
+	if (ret)
 		goto err_free_pages;
-	}
 
-	ret = io_account_pinned(ctx, area->nr_pages, &area->acct_user,
-				&area->acct_mm);
+	ret = sg_alloc_table_from_pages(&area->sgt, pages, area->nr_pages, 0,
+					reg->len, GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto err_unpin;
-
-	ret = sg_alloc_table_from_pages(&area->sgt, area->pages,
-					area->nr_pages, 0, reg->len,
-					GFP_KERNEL_ACCOUNT);
-	if (ret)
-		goto err_unaccount;
+	area->pages = pages;
 	return 0;
 
-err_unaccount:
-	io_unaccount_pinned(area->nr_pages, area->acct_user, area->acct_mm);
 err_unpin:
-	unpin_user_pages(area->pages, area->nr_pages);
+	unpin_user_pages(pages, area->nr_pages);
 err_free_pages:
-	kvfree(area->pages);
-	area->pages = NULL;
+	kvfree(pages);
 	return ret;
 }
 
@@ -214,11 +205,11 @@ static void io_zcrx_free_area(struct io_zcrx_area *area, struct device *dev)
 				  DMA_ATTR_SKIP_CPU_SYNC);
 	if (area->pages) {
 		sg_free_table(&area->sgt);
-		io_unaccount_pinned(area->nr_pages, area->acct_user,
-				    area->acct_mm);
 		unpin_user_pages(area->pages, area->nr_pages);
 		kvfree(area->pages);
 	}
+	/* nothing when nothing was charged (dmabuf, or over the limit) */
+	io_unaccount_pinned(area->nr_pages, area->acct_user, area->acct_mm);
 	kvfree(area->freelist);
 	kvfree(area->user_refs);
 	kvfree(area->nia.niovs);
@@ -283,14 +274,33 @@ static int io_zcrx_create_area(struct io_ring_ctx *ctx,
 	nr = reg->len >> ifq->buf_shift;
 	area->nia.num_niovs = nr;
 	spin_lock_init(&area->freelist_lock);
+
+	/* host memory is charged first: over RLIMIT_MEMLOCK, nothing is
+	 * allocated for it
+	 */
+	if (!area->is_dmabuf) {
+		area->nr_pages = reg->len >> PAGE_SHIFT;
+		ret = io_account_pinned(ctx, area->nr_pages, &area->acct_user,
+					&area->acct_mm);
+		if (ret)
+			goto err_free_area;
+	}
+
+	/* per-buffer arrays of a size the user chose (8 GiB of net_iovs for
+	 * 1 TiB of 4 KiB buffers): a failure, never a warning
+	 */
 	ret = -ENOMEM;
 	area->nia.niovs = kvcalloc(nr, sizeof(*area->nia.niovs),
-				   GFP_KERNEL_ACCOUNT);
+				   GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!area->nia.niovs)
+		goto err_free_area;
 	area->user_refs = kvcalloc(nr, sizeof(*area->user_refs),
-				   GFP_KERNEL_ACCOUNT);
+				   GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!area->user_refs)
+		goto err_free_area;
 	area->freelist = kvmalloc_array(nr, sizeof(*area->freelist),
-					GFP_KERNEL_ACCOUNT);
-	if (!area->nia.niovs || !area->user_refs || !area->freelist)
+					GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!area->freelist)
 		goto err_free_area;
 
 	for (i = 0; i < nr; i++) {
@@ -302,7 +312,7 @@ static int io_zcrx_create_area(struct io_ring_ctx *ctx,
 	if (area->is_dmabuf) {
 		ret = io_zcrx_import_dmabuf(area, dev, reg);
 	} else {
-		ret = io_zcrx_import_host(ctx, area, reg);
+		ret = io_zcrx_import_host(area, reg);
 		if (!ret)
 			ret = io_zcrx_map_host(area, dev, reg->len);
 	}

@@ -13,14 +13,25 @@
 #include <linux/netlink.h>
 #include <linux/tls.h>
 
+#include <linux/capability.h>
+#include <linux/magic.h>
+
+/* before <fcntl.h>: the iovec header that would define size_t is skipped */
+#include <stddef.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1115,6 +1126,389 @@ TEST_F(zcrx, registration_rejects_bad_input)
 	/* and the registration itself still works */
 	EXPECT_EQ(0, zr_ifq_register(&self->ring, &self->z));
 	EXPECT_EQ(0, self->z.reg.zcrx_id);
+}
+
+/*
+ * Kernel warnings while a test runs: a reader of /dev/kmsg placed at the
+ * log's end, and the TAINT_WARN bit.
+ */
+struct zc_warn_watch {
+	int kmsg;
+	bool tainted;
+};
+
+static bool zc_taint_warn(void)
+{
+	unsigned long taint = 0;
+	FILE *f;
+
+	f = fopen("/proc/sys/kernel/tainted", "r");
+	if (!f)
+		return false;
+	if (fscanf(f, "%lu", &taint) != 1)
+		taint = 0;
+	fclose(f);
+	return taint & (1UL << 9);
+}
+
+static void zc_warn_watch_start(struct zc_warn_watch *w)
+{
+	w->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (w->kmsg >= 0)
+		lseek(w->kmsg, 0, SEEK_END);
+	w->tainted = zc_taint_warn();
+}
+
+/* "WARNING:" lines logged since the start, and a taint that came with them */
+static int zc_warn_watch_end(struct zc_warn_watch *w)
+{
+	char rec[8192];
+	int warnings = 0;
+	ssize_t n;
+
+	if (!w->tainted && zc_taint_warn())
+		warnings++;
+	if (w->kmsg < 0)
+		return warnings;
+	for (;;) {
+		n = read(w->kmsg, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* records overwritten: read on */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		if (strstr(rec, "WARNING:"))
+			warnings++;
+	}
+	close(w->kmsg);
+	return warnings;
+}
+
+/* A registration of @z fails with @err and leaves the queue free. */
+static void zc_reg_refused(struct __test_metadata *_metadata,
+			   struct devmem_env *env, struct zr_ring *r,
+			   struct zr_ifq *z, int err, const char *what)
+{
+	uint32_t buf_len = 1;
+	int ret;
+
+	ret = zr_register(r, IORING_REGISTER_ZCRX_IFQ, &z->reg, 1);
+	if (ret != err)
+		TH_LOG("%s: %d, want %d", what, ret, err);
+	EXPECT_EQ(err, ret);
+	ASSERT_EQ(0, devmem_queue_io_uring(&env->nl, env->ifindex, ZC_QUEUE,
+					   &buf_len));
+	EXPECT_EQ(0, buf_len);
+}
+
+/*
+ * Sizes a user may ask for that no allocation can hold: a 1 TiB refill
+ * region (2 GiB of page pointers) and areas of 256 GiB and 1 TiB (2 and
+ * 8 GiB of net_iovs for 4 KiB buffers). Each fails with ENOMEM, as any
+ * allocation that fails, and the kernel does not warn. The memory is
+ * PROT_NONE: were anything ever pinned, it would fail at once instead of
+ * faulting in what the VM does not have.
+ */
+TEST_F(zcrx, huge_region_and_area_fail_without_a_warning)
+{
+	size_t huge = 1ULL << 40;
+	struct zc_warn_watch w;
+	struct zr_ifq z;
+	void *mem;
+
+	mem = mmap(NULL, huge, PROT_NONE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (mem == MAP_FAILED)
+		SKIP(return, "no 1 TiB of address space: %s", strerror(errno));
+
+	zc_warn_watch_start(&w);
+	z = self->z;
+	z.reg.area_ptr = (uintptr_t)&z.area;
+	z.reg.region_ptr = (uintptr_t)&z.rd;
+	z.rd.user_addr = 0;
+	z.rd.flags = 0;
+	z.rd.size = huge;
+	zc_reg_refused(_metadata, &self->env, &self->ring, &z, -ENOMEM,
+		       "1 TiB kernel region");
+
+	z.rd = self->z.rd;
+	z.rd.user_addr = (uintptr_t)mem;
+	z.rd.size = huge;
+	zc_reg_refused(_metadata, &self->env, &self->ring, &z, -ENOMEM,
+		       "1 TiB user region");
+
+	z.rd = self->z.rd;
+	z.area.addr = (uintptr_t)mem;
+	z.area.len = 256ULL << 30;
+	zc_reg_refused(_metadata, &self->env, &self->ring, &z, -ENOMEM,
+		       "256 GiB area");
+	z.area.len = huge;
+	zc_reg_refused(_metadata, &self->env, &self->ring, &z, -ENOMEM,
+		       "1 TiB area");
+	EXPECT_EQ(0, zc_warn_watch_end(&w));
+	munmap(mem, huge);
+
+	/* and the registration itself still works */
+	EXPECT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+}
+
+/* Drop CAP_IPC_LOCK from this process: its rings are charged memlock. */
+static int zc_drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[0].effective &= ~(1U << CAP_IPC_LOCK);
+	data[0].permitted &= ~(1U << CAP_IPC_LOCK);
+	data[0].inheritable &= ~(1U << CAP_IPC_LOCK);
+	return syscall(SYS_capset, &hdr, data);
+}
+
+/*
+ * Without CAP_IPC_LOCK, host memory is charged to RLIMIT_MEMLOCK before
+ * anything is allocated or pinned for it: over the limit, a 1 TiB region
+ * or area fails with ENOMEM and no warning, and an area in memory that
+ * cannot be pinned (PROT_NONE) gets ENOMEM, not the pin's EFAULT.
+ */
+TEST_F(zcrx, memlock_is_charged_before_allocating_or_pinning)
+{
+	size_t huge = 1ULL << 40;
+	struct zc_warn_watch w;
+	int status;
+	void *mem;
+	pid_t pid;
+
+	mem = mmap(NULL, huge, PROT_NONE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (mem == MAP_FAILED)
+		SKIP(return, "no 1 TiB of address space: %s", strerror(errno));
+
+	zc_warn_watch_start(&w);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		struct rlimit rl = { 1 << 20, 1 << 20 };
+		struct zr_ifq z = self->z;
+		struct zr_ring r;
+
+		if (zc_drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl))
+			_exit(2);
+		if (zr_ring_init(&r, 8, 0, 0))
+			_exit(3);
+		z.reg.area_ptr = (uintptr_t)&z.area;
+		z.reg.region_ptr = (uintptr_t)&z.rd;
+		z.rd.user_addr = 0;
+		z.rd.flags = 0;
+		z.rd.size = huge;
+		if (zr_register(&r, IORING_REGISTER_ZCRX_IFQ, &z.reg, 1) !=
+		    -ENOMEM)
+			_exit(4);
+		z.rd = self->z.rd;
+		z.area.addr = (uintptr_t)mem;
+		z.area.len = huge;
+		if (zr_register(&r, IORING_REGISTER_ZCRX_IFQ, &z.reg, 1) !=
+		    -ENOMEM)
+			_exit(5);
+		/* 16 MiB: arrays that fit, memory that cannot be pinned */
+		z.area.len = 16 << 20;
+		if (zr_register(&r, IORING_REGISTER_ZCRX_IFQ, &z.reg, 1) !=
+		    -ENOMEM)
+			_exit(6);
+		/* within the limit it is the pin that fails */
+		z.area.len = 256 << 10;
+		if (zr_register(&r, IORING_REGISTER_ZCRX_IFQ, &z.reg, 1) !=
+		    -EFAULT)
+			_exit(7);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, zc_warn_watch_end(&w));
+	munmap(mem, huge);
+}
+
+/*
+ * Memory a filesystem owns is refused for the area and the refill ring,
+ * as 6.1 refuses it for registered buffers: the NIC and the copy
+ * fallback would write its page cache behind the filesystem's back.
+ * Here the file is this program (on the VM's 9p root): a private
+ * writable mapping of it, and a shared read-only one.
+ */
+TEST_F(zcrx, area_in_a_mapping_of_this_program_gets_eopnotsupp)
+{
+	size_t len = 4 * 4096;
+	struct zr_ifq z = self->z;
+	void *priv, *shared;
+	struct stat st;
+	int fd;
+
+	fd = open("/proc/self/exe", O_RDONLY);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, fstat(fd, &st));
+	ASSERT_GE(st.st_size, (off_t)len);
+	priv = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	shared = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	ASSERT_NE(MAP_FAILED, priv);
+	ASSERT_NE(MAP_FAILED, shared);
+
+	z.reg.area_ptr = (uintptr_t)&z.area;
+	z.reg.region_ptr = (uintptr_t)&z.rd;
+	z.area.addr = (uintptr_t)priv;
+	z.area.len = len;
+	zc_reg_refused(_metadata, &self->env, &self->ring, &z, -EOPNOTSUPP,
+		       "area in a private file mapping");
+	z.area.addr = (uintptr_t)shared;
+	zc_reg_refused(_metadata, &self->env, &self->ring, &z, -EOPNOTSUPP,
+		       "area in a read-only shared file mapping");
+	munmap(priv, len);
+	munmap(shared, len);
+}
+
+/*
+ * A filesystem whose files are not shmem. Not tmpfs, and not overlayfs,
+ * whose files may be tmpfs files underneath (virtme-ng's writable /etc,
+ * /var, ...).
+ */
+static bool zc_fs_owns_its_pages(unsigned long type)
+{
+	switch (type) {
+	case V9FS_MAGIC:
+	case EXT4_SUPER_MAGIC:
+	case BTRFS_SUPER_MAGIC:
+	case XFS_SUPER_MAGIC:
+	case FUSE_SUPER_MAGIC:
+	case RAMFS_MAGIC:
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A file of @len bytes in @dir, on such a filesystem, mapped shared and
+ * writable; NULL if it cannot be. *@path names the file.
+ */
+static void *zc_map_file_in(const char *dir, size_t len, char *path,
+			    size_t path_len)
+{
+	struct statfs sfs;
+	void *mem;
+	int fd;
+
+	snprintf(path, path_len, "%s/zcrx-file-XXXXXX", dir);
+	fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	mem = MAP_FAILED;
+	if (!fstatfs(fd, &sfs) && zc_fs_owns_its_pages(sfs.f_type) &&
+	    !ftruncate(fd, len))
+		mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			   0);
+	close(fd);
+	if (mem == MAP_FAILED) {
+		unlink(path);
+		return NULL;
+	}
+	return mem;
+}
+
+/* Such a file in the working directory, else under the first mount. */
+static void *zc_map_fs_file(size_t len, char *path, size_t path_len)
+{
+	char dir[4096], line[4096];
+	void *mem = NULL;
+	FILE *mounts;
+
+	mem = zc_map_file_in(".", len, path, path_len);
+	mounts = fopen("/proc/self/mounts", "r");
+	while (!mem && mounts && fgets(line, sizeof(line), mounts))
+		if (sscanf(line, "%*s %4095s", dir) == 1)
+			mem = zc_map_file_in(dir, len, path, path_len);
+	if (mounts)
+		fclose(mounts);
+	return mem;
+}
+
+TEST_F(zcrx, area_and_ring_in_a_shared_file_mapping_get_eopnotsupp)
+{
+	size_t len = 4 * 4096, ring_off = 2 * 4096;
+	char path[4200], ramfs[] = "/tmp/zcrx-ramfs-XXXXXX";
+	struct zr_ifq z = self->z;
+	bool mounted = false;
+	void *mem;
+
+	/*
+	 * 9p without a cache (virtme-ng's) maps no file shared and
+	 * writable: then a file of ramfs, which is not shmem either.
+	 */
+	mem = zc_map_fs_file(len, path, sizeof(path));
+	if (!mem && mkdtemp(ramfs)) {
+		mounted = !mount("ramfs", ramfs, "ramfs", 0, NULL);
+		if (mounted)
+			mem = zc_map_file_in(ramfs, len, path, sizeof(path));
+	}
+	if (!mem) {
+		if (mounted)
+			umount(ramfs);
+		rmdir(ramfs);
+		SKIP(return, "no shared mapping of a file that is not shmem");
+	}
+	TH_LOG("%s", path);
+
+	z.reg.area_ptr = (uintptr_t)&z.area;
+	z.reg.region_ptr = (uintptr_t)&z.rd;
+	z.area.addr = (uintptr_t)mem;
+	z.area.len = ring_off;
+	zc_reg_refused(_metadata, &self->env, &self->ring, &z, -EOPNOTSUPP,
+		       "area in a shared file mapping");
+
+	z.area = self->z.area;
+	z.rd.user_addr = (uintptr_t)mem + ring_off;
+	z.rd.size = len - ring_off;
+	z.reg.rq_entries = 64;
+	zc_reg_refused(_metadata, &self->env, &self->ring, &z, -EOPNOTSUPP,
+		       "refill ring in a shared file mapping");
+	munmap(mem, len);
+	unlink(path);
+	if (mounted)
+		umount(ramfs);
+	rmdir(ramfs);
+
+	/* and the registration itself still works */
+	EXPECT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+}
+
+/* shmem is not a filesystem's page cache: a memfd area and ring work. */
+TEST_F(zcrx, area_and_ring_in_a_memfd_receive)
+{
+	size_t ring_len = self->z.ring_len;
+	void *area, *ring;
+	int fd;
+
+	fd = memfd_create("zcrx-area", 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, ftruncate(fd, AREA_SIZE + ring_len));
+	area = mmap(NULL, AREA_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    0);
+	ring = mmap(NULL, ring_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    AREA_SIZE);
+	close(fd);
+	ASSERT_NE(MAP_FAILED, area);
+	ASSERT_NE(MAP_FAILED, ring);
+	munmap(self->z.area_mem, self->z.area_len);
+	munmap(self->z.ring_mem, self->z.ring_len);
+	self->z.area_mem = area;
+	self->z.ring_mem = ring;
+	self->z.area.addr = (uintptr_t)area;
+	self->z.rd.user_addr = (uintptr_t)ring;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	zc_stream_ok(_metadata, &self->env, &self->ring, &self->z, 1 << 20);
 }
 
 TEST_HARNESS_MAIN
