@@ -67,7 +67,7 @@ else
 	# quilt names the patch it was applying, then each failed hunk
 	patch=$(sed -n 's/^Applying patch //p' "$memo.log" | tail -n 1)
 	grep -E 'FAILED|can.t find file|does not exist|saving rejects' "$memo.log" |
-		sed 's/^/    /' | head -n 10 >&2
+		sed -n 's/^/    /; 1,10p' >&2
 	echo "series does not apply to linux-source-6.1 $ver: patch ${patch##*/} (log: $memo.log)" >&2
 fi
 [ "${BASE_APPLIES_KEEP:-0}" = 1 ] || rm -rf "$stage"

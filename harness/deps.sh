@@ -58,7 +58,7 @@ fi
 # Where the archive stands: the pin, the newest served, and whether the
 # series applies to the newest (a warning, never a failure: `make rebase`
 # moves the base).
-newest=$(printf '%s\n' $src_served | vers_sort | head -n 1)
+newest=$(printf '%s\n' $src_served | vers_sort | sed -n 1p)
 if [ -z "$newest" ]; then
 	say "archive: pinned linux-source-6.1 $want; the archive serves none"
 elif [ "$newest" = "$use" ] || ! newer "$newest" "$use"; then

@@ -30,7 +30,7 @@ if [ "${REBASE_NO_UPDATE:-0}" != 1 ]; then
 	apt-get update -q > /dev/null || warn "apt-get update failed: using the lists as they are"
 fi
 served=$(apt-cache madison linux-source-6.1 2>/dev/null | awk '{print $3}')
-newest=$(printf '%s\n' $served | vers_sort | head -n 1)
+newest=$(printf '%s\n' $served | vers_sort | sed -n 1p)
 target=${REBASE_TO:-$newest}
 [ -n "$target" ] || die "the archive serves no linux-source-6.1"
 grep -qxF "$target" <<< "$served" || [ "$target" = "$have" ] ||
@@ -42,7 +42,7 @@ say "rebase: pinned $old, installed ${have:-none}, newest served ${newest:-none}
 # 2. The series onto the target's files, fuzz allowed
 stage=$BUILD/archive/stage-$target
 if ! BASE_APPLIES_FUZZ=2 BASE_APPLIES_KEEP=1 "$REPO/harness/base-applies.sh" "$target"; then
-	log=$(ls -t "$BUILD"/archive/applies-"$target"-*-fuzz2.log | head -n 1)
+	log=$(ls -t "$BUILD"/archive/applies-"$target"-*-fuzz2.log | sed -n 1p)
 	patch=$(sed -n 's/^Applying patch //p' "$log" | tail -n 1)
 	echo >&2
 	echo "rebase stopped: patch ${patch##*/} does not apply to linux-source-6.1 $target:" >&2
@@ -104,7 +104,7 @@ say "rebase: linux-source-6.1 $old -> $target in $((t / 60)) min $((t % 60)) s"
 echo "    patches refreshed: ${#refreshed[@]}${refreshed:+ (${refreshed[*]})}"
 echo "    Debian's changes in $target (/usr/share/doc/linux-source-6.1/changelog.Debian.gz):"
 zcat /usr/share/doc/linux-source-6.1/changelog.Debian.gz 2>/dev/null |
-	awk 'NR > 1 && /^linux/ {exit} {print "      " $0}' | head -n 30
+	awk 'NR > 1 && /^linux/ {stop = 1} !stop {print "      " $0}' | sed -n 1,30p
 echo "    host checks: $(grep -c '^PASS' "$LOGS/host-results") passed, $failed failed"
 echo "    to commit: git add config/ patches/ && git commit (then make check)"
 git -C "$REPO" status --short config patches | sed 's/^/      /'
