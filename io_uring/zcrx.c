@@ -70,7 +70,9 @@ static void io_zcrx_freelist_push(struct io_zcrx_area *area,
 				  struct net_iov *niov)
 {
 	spin_lock_bh(&area->freelist_lock);
-	area->freelist[area->free_count++] = net_iov_idx(niov);
+	/* a buffer is on the list once at most: never past its end */
+	if (likely(area->free_count < area->nia.num_niovs))
+		area->freelist[area->free_count++] = net_iov_idx(niov);
 	spin_unlock_bh(&area->freelist_lock);
 }
 
@@ -382,6 +384,15 @@ static void io_zcrx_put_niov_ref(struct net_iov *niov)
 	/* a copy buffer: no page pool ever had it */
 	if (atomic_long_dec_and_test(&niov->pp_ref_count))
 		io_zcrx_freelist_push(io_zcrx_niov_area(niov), niov);
+}
+
+/* Take back one user reference, if user space has not returned it yet. */
+static void io_zcrx_drop_user_ref(struct net_iov *niov)
+{
+	struct io_zcrx_area *area = io_zcrx_niov_area(niov);
+
+	if (atomic_dec_if_positive(&area->user_refs[net_iov_idx(niov)]) >= 0)
+		io_zcrx_put_niov_ref(niov);
 }
 
 /* The ring is gone: take back every buffer user space still held. */
@@ -711,6 +722,11 @@ static netmem_ref io_zcrx_refill(struct page_pool *pp,
 		}
 		if (!atomic_long_dec_and_test(&niov->pp_ref_count))
 			continue;
+		/* the CPU may have written the buffer: the device's now */
+		if (!ifq->area->is_dmabuf)
+			dma_sync_single_for_device(ifq->dma_dev, niov->dma_addr,
+						   1U << ifq->buf_shift,
+						   DMA_FROM_DEVICE);
 		netmem = net_iov_to_netmem(niov);
 		if (!first)
 			first = netmem;
@@ -850,10 +866,17 @@ static int io_zcrx_recv_niov(struct io_zcrx_args *args, const skb_frag_t *frag,
 	if (!ifq->area->is_dmabuf)
 		dma_sync_single_range_for_cpu(ifq->dma_dev, niov->dma_addr, off,
 					      len, DMA_FROM_DEVICE);
-	if (!io_zcrx_post(args->req, ifq, niov, off, len))
-		return -ENOSPC;
-	atomic_inc(&ifq->area->user_refs[net_iov_idx(niov)]);
+	/*
+	 * The references before the completion, the pool's first: user
+	 * space may return the buffer through the refill ring, from another
+	 * CPU, as soon as it sees the CQE.
+	 */
 	atomic_long_inc(&niov->pp_ref_count);
+	atomic_inc(&ifq->area->user_refs[net_iov_idx(niov)]);
+	if (!io_zcrx_post(args->req, ifq, niov, off, len)) {
+		io_zcrx_drop_user_ref(niov);
+		return -ENOSPC;
+	}
 	atomic64_add(len, &ifq->zc_bytes);
 	return len;
 }
@@ -898,11 +921,11 @@ static int io_zcrx_copy_chunk(struct io_zcrx_args *args, struct page *page,
 
 	niov->pp = NULL;
 	atomic_long_set(&niov->pp_ref_count, 1);
+	atomic_inc(&area->user_refs[net_iov_idx(niov)]);
 	if (!io_zcrx_post(args->req, args->ifq, niov, 0, len)) {
-		io_zcrx_freelist_push(area, niov);
+		io_zcrx_drop_user_ref(niov);
 		return -ENOSPC;
 	}
-	atomic_inc(&area->user_refs[net_iov_idx(niov)]);
 	return len;
 }
 

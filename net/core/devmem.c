@@ -246,10 +246,10 @@ static int net_devmem_init_area(struct net_devmem_dmabuf_binding *binding,
 	binding->area.shift = ilog2(rx_page_size);
 	binding->area.num_niovs = size / rx_page_size;
 	binding->area.niovs = kvcalloc(binding->area.num_niovs,
-				       sizeof(struct net_iov), GFP_KERNEL);
+				       sizeof(struct net_iov), GFP_KERNEL | __GFP_NOWARN);
 	if (binding->direction == DMA_FROM_DEVICE)
 		binding->free_stack = kvmalloc_array(binding->area.num_niovs,
-						     sizeof(u32), GFP_KERNEL);
+						     sizeof(u32), GFP_KERNEL | __GFP_NOWARN);
 	if (!binding->area.niovs ||
 	    (binding->direction == DMA_FROM_DEVICE && !binding->free_stack))
 		return -ENOMEM;

@@ -123,9 +123,9 @@ static int tcp_recvmsg_dmabuf_one(struct sock *sk, const struct sk_buff *skb,
 			continue;
 		}
 
-		/* an io_uring zcrx buffer is never a devmem token */
+		/* RX devmem buffers only: not zcrx's, not TX ones (no pool) */
 		niov = skb_frag_net_iov(frag);
-		if (!niov || niov->owner->type != NET_IOV_DMABUF) {
+		if (!niov || !niov->pp || niov->owner->type != NET_IOV_DMABUF) {
 			err = -ENODEV;
 			break;
 		}
