@@ -184,7 +184,10 @@ apt_install() {
 		die "apt would remove the packages above to install $*: nothing done"
 	fi
 	say "apt: installing $*"
+	# stale lists name files the mirror no longer has: update, once
 	apt-get install -y -q --no-install-recommends "$@" > "$BUILD/apt.log" 2>&1 ||
+		{ apt-get update -q >> "$BUILD/apt.log" 2>&1 &&
+		  apt-get install -y -q --no-install-recommends "$@" >> "$BUILD/apt.log" 2>&1; } ||
 		{ tail -n 20 "$BUILD/apt.log" >&2; die "apt-get install failed (log: $BUILD/apt.log)"; }
 }
 
