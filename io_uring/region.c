@@ -9,7 +9,8 @@
  *
  * Unless the ring's creator has CAP_IPC_LOCK, the pages are charged to its
  * RLIMIT_MEMLOCK as registered buffers are, and always counted in its
- * mm's pinned_vm.
+ * mm's pinned_vm: the pages asked for before anything is allocated, then,
+ * for user memory, the rest of each huge folio the pin holds.
  */
 #include <linux/hugetlb.h>
 #include <linux/io_uring.h>
@@ -55,6 +56,29 @@ int io_account_pinned(struct io_ring_ctx *ctx, unsigned long nr_pages,
 }
 
 /**
+ * io_account_pinned_more() - charge more pages to those already charged
+ * @nr_pages: pages to add
+ * @user: the user io_account_pinned() charged, or NULL
+ * @mm: the mm io_account_pinned() counted them in, or NULL
+ *
+ * Return: 0, or -ENOMEM over RLIMIT_MEMLOCK (nothing is charged then).
+ */
+int io_account_pinned_more(unsigned long nr_pages, struct user_struct *user,
+			   struct mm_struct *mm)
+{
+	int ret;
+
+	if (user) {
+		ret = __io_account_mem(user, nr_pages);
+		if (ret)
+			return ret;
+	}
+	if (mm)
+		atomic64_add(nr_pages, &mm->pinned_vm);
+	return 0;
+}
+
+/**
  * io_unaccount_pinned() - undo io_account_pinned()
  * @nr_pages: pages charged
  * @user: user charged, or NULL
@@ -92,11 +116,35 @@ static int io_pin_check_vmas(struct mm_struct *mm, unsigned long addr,
 	return 0;
 }
 
+/*
+ * The memory a pin of @pages holds: a pin keeps a whole folio, so one
+ * 4 KiB page of a 1 GiB hugetlb page holds all of it. Each run of pages
+ * of one folio counts the folio's pages once.
+ */
+static unsigned long io_pages_held(struct page **pages, unsigned int nr_pages)
+{
+	struct folio *prev = NULL;
+	unsigned long held = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr_pages; i++) {
+		struct folio *folio = page_folio(pages[i]);
+
+		if (folio == prev)
+			continue;
+		prev = folio;
+		held += folio_nr_pages(folio);
+	}
+	return held;
+}
+
 /**
  * io_pin_user_pages() - pin user memory for the NIC and the kernel to write
  * @uaddr: page-aligned start
  * @nr_pages: pages to pin
  * @pages: filled with the pinned pages
+ * @held: set to the pages of memory the pin holds, whole folios counted,
+ *	never less than @nr_pages: what is to be charged
  *
  * Memory that a filesystem owns is refused, as 6.1's registered buffers
  * refuse it: the device and the kernel would write its page cache behind
@@ -107,7 +155,8 @@ static int io_pin_check_vmas(struct mm_struct *mm, unsigned long addr,
  * -EFAULT (a hole, or memory that cannot be pinned), or another error of
  * pin_user_pages().
  */
-int io_pin_user_pages(u64 uaddr, unsigned int nr_pages, struct page **pages)
+int io_pin_user_pages(u64 uaddr, unsigned int nr_pages, struct page **pages,
+		      unsigned long *held)
 {
 	unsigned long end = uaddr + ((unsigned long)nr_pages << PAGE_SHIFT);
 	struct mm_struct *mm = current->mm;
@@ -119,8 +168,11 @@ int io_pin_user_pages(u64 uaddr, unsigned int nr_pages, struct page **pages)
 		ret = pin_user_pages(uaddr, nr_pages,
 				     FOLL_WRITE | FOLL_LONGTERM, pages, NULL);
 	mmap_read_unlock(mm);
-	if (ret == nr_pages)
+	if (ret == nr_pages) {
+		*held = max_t(unsigned long, io_pages_held(pages, nr_pages),
+			      nr_pages);
 		return 0;
+	}
 	if (ret > 0) {
 		unpin_user_pages(pages, ret);
 		ret = -EFAULT;
@@ -177,6 +229,7 @@ int io_create_region(struct io_ring_ctx *ctx, struct io_mapped_region *mr,
 		     struct io_uring_region_desc *reg, u64 mmap_offset)
 {
 	bool user_mem = reg->flags & IORING_MEM_REGION_TYPE_USER;
+	unsigned long held = 0;
 	u64 nr_pages, end;
 	int ret;
 
@@ -200,6 +253,7 @@ int io_create_region(struct io_ring_ctx *ctx, struct io_mapped_region *mr,
 	if (ret)
 		return ret;
 
+	mr->acct_pages = nr_pages;
 	mr->nr_pages = nr_pages;
 	mr->user_mem = user_mem;
 	/* any size a user asks for: a failure, never a warning */
@@ -211,11 +265,20 @@ int io_create_region(struct io_ring_ctx *ctx, struct io_mapped_region *mr,
 	}
 
 	if (user_mem)
-		ret = io_pin_user_pages(reg->user_addr, nr_pages, mr->pages);
+		ret = io_pin_user_pages(reg->user_addr, nr_pages, mr->pages,
+					&held);
 	else
 		ret = io_region_alloc(mr);
 	if (ret)
 		goto err_free_array;
+	/* the rest of the huge folios the pin holds */
+	if (user_mem && held > nr_pages) {
+		ret = io_account_pinned_more(held - nr_pages, mr->acct_user,
+					     mr->acct_mm);
+		if (ret)
+			goto err_release_pages;
+		mr->acct_pages = held;
+	}
 
 	mr->ptr = vmap(mr->pages, nr_pages, VM_MAP, PAGE_KERNEL);
 	if (!mr->ptr) {
@@ -232,7 +295,7 @@ err_release_pages:
 err_free_array:
 	kvfree(mr->pages);
 err_unaccount:
-	io_unaccount_pinned(nr_pages, mr->acct_user, mr->acct_mm);
+	io_unaccount_pinned(mr->acct_pages, mr->acct_user, mr->acct_mm);
 	memset(mr, 0, sizeof(*mr));
 	return ret;
 }
@@ -249,7 +312,7 @@ void io_free_region(struct io_mapped_region *mr)
 		return;
 	vunmap(mr->ptr);
 	io_region_release_pages(mr);
-	io_unaccount_pinned(mr->nr_pages, mr->acct_user, mr->acct_mm);
+	io_unaccount_pinned(mr->acct_pages, mr->acct_user, mr->acct_mm);
 	kvfree(mr->pages);
 	memset(mr, 0, sizeof(*mr));
 }

@@ -13,6 +13,8 @@ struct io_uring_region_desc;
  * @nr_pages: number of @pages
  * @user_mem: the user's own memory (IORING_MEM_REGION_TYPE_USER), which
  *	cannot be mmapped through the ring
+ * @acct_pages: pages charged: @nr_pages, or more for user memory in huge
+ *	folios, which a pin holds whole
  * @acct_user: user charged for the pages (RLIMIT_MEMLOCK), or NULL
  * @acct_mm: mm whose pinned_vm counts the pages, or NULL
  *
@@ -24,6 +26,7 @@ struct io_mapped_region {
 	void			*ptr;
 	unsigned int		nr_pages;
 	bool			user_mem;
+	unsigned long		acct_pages;
 	struct user_struct	*acct_user;
 	struct mm_struct	*acct_mm;
 };
@@ -34,9 +37,12 @@ void io_free_region(struct io_mapped_region *mr);
 int io_region_mmap(struct io_ring_ctx *ctx, struct io_mapped_region *mr,
 		   struct vm_area_struct *vma);
 
-int io_pin_user_pages(u64 uaddr, unsigned int nr_pages, struct page **pages);
+int io_pin_user_pages(u64 uaddr, unsigned int nr_pages, struct page **pages,
+		      unsigned long *held);
 int io_account_pinned(struct io_ring_ctx *ctx, unsigned long nr_pages,
 		      struct user_struct **user, struct mm_struct **mm);
+int io_account_pinned_more(unsigned long nr_pages, struct user_struct *user,
+			   struct mm_struct *mm);
 void io_unaccount_pinned(unsigned long nr_pages, struct user_struct *user,
 			 struct mm_struct *mm);
 

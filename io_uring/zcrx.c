@@ -116,12 +116,14 @@ static int io_zcrx_map_niovs(struct io_zcrx_area *area, struct sg_table *sgt,
 }
 
 /*
- * Pin the user memory of a host area, charged already: the mappings must be
- * anonymous memory, shmem or hugetlbfs, as for the refill ring.
+ * Pin the user memory of a host area, its pages charged already, and charge
+ * the rest of the huge folios the pin holds: the mappings must be anonymous
+ * memory, shmem or hugetlbfs, as for the refill ring.
  */
 static int io_zcrx_import_host(struct io_zcrx_area *area,
 			       const struct io_uring_zcrx_area_reg *reg)
 {
+	unsigned long held;
 	struct page **pages;
 	int ret;
 
@@ -131,9 +133,17 @@ static int io_zcrx_import_host(struct io_zcrx_area *area,
 	if (!pages)
 		return -ENOMEM;
 
-	ret = io_pin_user_pages(reg->addr, area->nr_pages, pages);
+	ret = io_pin_user_pages(reg->addr, area->nr_pages, pages, &held);
 	if (ret)
 		goto err_free_pages;
+	/* the rest of the huge folios the pin holds */
+	if (held > area->acct_pages) {
+		ret = io_account_pinned_more(held - area->acct_pages,
+					     area->acct_user, area->acct_mm);
+		if (ret)
+			goto err_unpin;
+		area->acct_pages = held;
+	}
 
 	ret = sg_alloc_table_from_pages(&area->sgt, pages, area->nr_pages, 0,
 					reg->len, GFP_KERNEL_ACCOUNT);
@@ -211,7 +221,7 @@ static void io_zcrx_free_area(struct io_zcrx_area *area, struct device *dev)
 		kvfree(area->pages);
 	}
 	/* nothing when nothing was charged (dmabuf, or over the limit) */
-	io_unaccount_pinned(area->nr_pages, area->acct_user, area->acct_mm);
+	io_unaccount_pinned(area->acct_pages, area->acct_user, area->acct_mm);
 	kvfree(area->freelist);
 	kvfree(area->user_refs);
 	kvfree(area->nia.niovs);
@@ -286,6 +296,7 @@ static int io_zcrx_create_area(struct io_ring_ctx *ctx,
 					&area->acct_mm);
 		if (ret)
 			goto err_free_area;
+		area->acct_pages = area->nr_pages;
 	}
 
 	/* per-buffer arrays of a size the user chose (8 GiB of net_iovs for
@@ -478,7 +489,14 @@ static int io_zcrx_create_rq(struct io_ring_ctx *ctx,
 	return 0;
 }
 
-/* Look the device up, map the area for it and install the instance. */
+/*
+ * Look the device up, map the area for it and install the instance.
+ *
+ * RTNL is not held while the area's memory is pinned and mapped, which
+ * takes long for a large area: the device is held meanwhile, and must
+ * still be registered, in the caller's netns, when the instance is
+ * installed under RTNL again.
+ */
 static int io_zcrx_bind(struct io_ring_ctx *ctx, struct io_zcrx_ifq *ifq,
 			struct io_uring_zcrx_ifq_reg *reg,
 			const struct io_uring_zcrx_area_reg *area_reg)
@@ -491,19 +509,28 @@ static int io_zcrx_bind(struct io_ring_ctx *ctx, struct io_zcrx_ifq *ifq,
 	rtnl_lock();
 	dev = __dev_get_by_index(current->nsproxy->net_ns, reg->if_idx);
 	if (!dev) {
-		ret = -ENODEV;
-		goto err_unlock;
+		rtnl_unlock();
+		return -ENODEV;
 	}
 	if (!dev->dev.parent || !dev->dev.parent->dma_mask) {
-		ret = -EOPNOTSUPP;
-		goto err_unlock;
+		rtnl_unlock();
+		return -EOPNOTSUPP;
 	}
+	dev_hold(dev);
 	ifq->dma_dev = get_device(dev->dev.parent);
+	rtnl_unlock();
 
 	ret = io_zcrx_create_area(ctx, ifq, ifq->dma_dev, area_reg);
 	if (ret)
-		goto err_unlock;
+		goto err_put_dev;
 
+	rtnl_lock();
+	/* unregistered, or moved to another netns, while unlocked */
+	if (dev->reg_state != NETREG_REGISTERED ||
+	    !net_eq(dev_net(dev), current->nsproxy->net_ns)) {
+		ret = -ENODEV;
+		goto err_unlock;
+	}
 	/* a buffer size asked for, even PAGE_SIZE, needs the driver's say */
 	qops = dev->queue_mgmt_ops;
 	if (reg->rx_buf_len && qops &&
@@ -516,7 +543,6 @@ static int io_zcrx_bind(struct io_ring_ctx *ctx, struct io_zcrx_ifq *ifq,
 	ret = netif_mp_open_rxq(dev, reg->if_rxq, &p, NULL);
 	if (ret)
 		goto err_unlock;
-	dev_hold(dev);
 	ifq->netdev = dev;
 	ifq->if_rxq = reg->if_rxq;
 	rtnl_unlock();
@@ -524,6 +550,8 @@ static int io_zcrx_bind(struct io_ring_ctx *ctx, struct io_zcrx_ifq *ifq,
 
 err_unlock:
 	rtnl_unlock();
+err_put_dev:
+	dev_put(dev);
 	return ret;
 }
 

@@ -25,6 +25,8 @@ struct seq_file;
  * @nr_pages: number of @pages
  * @sgt: host memory: @pages as a table, DMA-mapped for the device
  * @mapped: @sgt is mapped
+ * @acct_pages: pages charged: @nr_pages, and the rest of any huge folio
+ *	the pin holds whole
  * @acct_user: user charged for @pages, or NULL
  * @acct_mm: mm whose pinned_vm counts @pages, or NULL
  * @dmabuf: dmabuf memory
@@ -44,6 +46,7 @@ struct io_zcrx_area {
 	unsigned long			nr_pages;
 	struct sg_table			sgt;
 	bool				mapped;
+	unsigned long			acct_pages;
 	struct user_struct		*acct_user;
 	struct mm_struct		*acct_mm;
 

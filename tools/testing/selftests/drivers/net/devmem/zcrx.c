@@ -11,6 +11,7 @@
 #include <linux/uio.h>
 #define __iovec_defined 1
 #include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <linux/tls.h>
 
 #include <linux/capability.h>
@@ -25,6 +26,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -33,6 +35,7 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../../kselftest_harness.h"
@@ -1269,6 +1272,27 @@ static int zc_drop_ipc_lock(void)
 }
 
 /*
+ * In a child: drop CAP_IPC_LOCK, take a RLIMIT_MEMLOCK of @cur (hard
+ * limit @max), make a small ring in @r and a copy of @from in @z that
+ * points at its own registration structures. Returns 0, or the child's
+ * exit status for what failed.
+ */
+static int zc_charged_child(struct zr_ring *r, struct zr_ifq *z,
+			    const struct zr_ifq *from, rlim_t cur, rlim_t max)
+{
+	struct rlimit rl = { cur, max };
+
+	if (zc_drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 2;
+	if (zr_ring_init(r, 8, 0, 0))
+		return 3;
+	*z = *from;
+	z->reg.area_ptr = (uintptr_t)&z->area;
+	z->reg.region_ptr = (uintptr_t)&z->rd;
+	return 0;
+}
+
+/*
  * Without CAP_IPC_LOCK, host memory is charged to RLIMIT_MEMLOCK before
  * anything is allocated or pinned for it: over the limit, a 1 TiB region
  * or area fails with ENOMEM and no warning, and an area in memory that
@@ -1291,16 +1315,13 @@ TEST_F(zcrx, memlock_is_charged_before_allocating_or_pinning)
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid) {
-		struct rlimit rl = { 1 << 20, 1 << 20 };
-		struct zr_ifq z = self->z;
 		struct zr_ring r;
+		struct zr_ifq z;
+		int err;
 
-		if (zc_drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl))
-			_exit(2);
-		if (zr_ring_init(&r, 8, 0, 0))
-			_exit(3);
-		z.reg.area_ptr = (uintptr_t)&z.area;
-		z.reg.region_ptr = (uintptr_t)&z.rd;
+		err = zc_charged_child(&r, &z, &self->z, 1 << 20, 1 << 20);
+		if (err)
+			_exit(err);
 		z.rd.user_addr = 0;
 		z.rd.flags = 0;
 		z.rd.size = huge;
@@ -1509,6 +1530,198 @@ TEST_F(zcrx, area_and_ring_in_a_memfd_receive)
 
 	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
 	zc_stream_ok(_metadata, &self->env, &self->ring, &self->z, 1 << 20);
+}
+
+/* VmPin of this process in KiB, or -1 */
+static long zc_vm_pin_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f;
+
+	f = fopen("/proc/self/status", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/*
+ * A pin holds the whole folio: 64 KiB of a 2 MiB hugetlb page keep the 2
+ * MiB in memory, and are charged as 2 MiB. Under a 1 MiB RLIMIT_MEMLOCK
+ * the area is refused; under 4 MiB it registers and VmPin grows by the
+ * huge page and the refill ring, exactly.
+ */
+TEST_F(zcrx, a_huge_page_is_charged_whole)
+{
+	size_t huge = 2 << 20, len = 64 << 10;
+	int status;
+	void *mem;
+	pid_t pid;
+
+	if (hugepages_ensure(1))
+		SKIP(return, "no 2 MB huge pages");
+	mem = mmap(NULL, huge, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (mem == MAP_FAILED)
+		SKIP(return, "no 2 MB huge pages");
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		struct rlimit rl = { 4 << 20, 4 << 20 };
+		long before, ring_kb;
+		struct zr_ring r;
+		struct zr_ifq z;
+		int err;
+
+		err = zc_charged_child(&r, &z, &self->z, 1 << 20, 4 << 20);
+		if (err)
+			_exit(err);
+		z.area.addr = (uintptr_t)mem;
+		z.area.len = len;
+		ring_kb = z.rd.size >> 10;
+		/* 16 pages asked for, 512 held: over 1 MiB */
+		if (zr_register(&r, IORING_REGISTER_ZCRX_IFQ, &z.reg, 1) !=
+		    -ENOMEM)
+			_exit(4);
+		if (setrlimit(RLIMIT_MEMLOCK, &rl))
+			_exit(5);
+		before = zc_vm_pin_kb();
+		if (before < 0)
+			_exit(6);
+		if (zr_register(&r, IORING_REGISTER_ZCRX_IFQ, &z.reg, 1))
+			_exit(7);
+		if (zc_vm_pin_kb() - before != (long)(huge >> 10) + ring_kb) {
+			fprintf(stderr, "# VmPin grew by %ld kB, want %ld\n",
+				zc_vm_pin_kb() - before,
+				(long)(huge >> 10) + ring_kb);
+			_exit(8);
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, devmem_pools_settled(&self->env.nl, 5000));
+	munmap(mem, huge);
+}
+
+/* What the RTNL prober saw, in memory shared with it (atomic accesses). */
+struct zc_rtnl_probe {
+	int stop;
+	int rounds;
+	long long max_ns;
+	int err;
+};
+
+#define ZC_GET(x)	__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define ZC_SET(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+
+static long long zc_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* RTM_GETLINK of @ifindex (a request RTNL serves) until told to stop. */
+static void zc_rtnl_prober(struct zc_rtnl_probe *p, int ifindex)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct ifinfomsg ifi;
+	} req = {
+		.nlh.nlmsg_len = sizeof(req),
+		.nlh.nlmsg_type = RTM_GETLINK,
+		.nlh.nlmsg_flags = NLM_F_REQUEST,
+		.ifi.ifi_index = ifindex,
+	};
+	char buf[8192];
+	long long t;
+	int fd;
+
+	fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
+	if (fd < 0) {
+		ZC_SET(p->err, errno);
+		return;
+	}
+	while (!ZC_GET(p->stop)) {
+		t = zc_now_ns();
+		if (send(fd, &req, sizeof(req), 0) != sizeof(req) ||
+		    recv(fd, buf, sizeof(buf), 0) <= 0) {
+			ZC_SET(p->err, errno);
+			break;
+		}
+		t = zc_now_ns() - t;
+		if (t > ZC_GET(p->max_ns))
+			ZC_SET(p->max_ns, t);
+		ZC_SET(p->rounds, ZC_GET(p->rounds) + 1);
+	}
+	close(fd);
+}
+
+/*
+ * The area's memory is pinned and mapped without RTNL: while 64 MiB of
+ * fresh shared memory is faulted in and pinned for the area, RTNL
+ * requests of another process are served. Not a speed goal: the
+ * longest RTNL request must be a small share of the registration it ran
+ * beside (on the old kernel it waited the whole pin out).
+ */
+TEST_F(zcrx, rtnl_is_free_while_the_area_is_pinned)
+{
+	size_t len = 64 << 20;
+	struct zc_rtnl_probe *p;
+	long long t, reg_ns;
+	int status, ret;
+	void *mem;
+	pid_t pid;
+
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, mem);
+	p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 0, sizeof(*p));
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		zc_rtnl_prober(p, self->env.ifindex);
+		_exit(0);
+	}
+	for (t = zc_now_ns(); ZC_GET(p->rounds) < 3 && !ZC_GET(p->err);
+	     usleep(1000))
+		if (zc_now_ns() - t > 10000000000LL)
+			break;
+	ZC_SET(p->max_ns, 0);
+
+	munmap(self->z.area_mem, self->z.area_len);
+	self->z.area_mem = mem;
+	self->z.area_len = len;
+	self->z.area.addr = (uintptr_t)mem;
+	self->z.area.len = len;
+	t = zc_now_ns();
+	ret = zr_ifq_register(&self->ring, &self->z);
+	reg_ns = zc_now_ns() - t;
+	ZC_SET(p->stop, 1);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, p->err);
+	ASSERT_GE(p->rounds, 3);
+	TH_LOG("registration %lld ms, longest RTNL request beside it %lld ms",
+	       reg_ns / 1000000, p->max_ns / 1000000);
+	if (reg_ns < 100000000LL)
+		SKIP(return, "pinning took %lld ms: too short to tell",
+		     reg_ns / 1000000);
+	EXPECT_LT(p->max_ns, reg_ns / 4);
+	munmap((void *)p, sizeof(*p));
 }
 
 TEST_HARNESS_MAIN
