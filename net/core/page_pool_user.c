@@ -34,12 +34,15 @@ int page_pool_list(struct page_pool *pool)
 }
 
 /* The driver destroyed the pool; it lives on until its memory is back,
- * after its device and NAPI instance may be gone.
+ * after its device and NAPI instance may be gone. Only the netns the
+ * device was in sees it from now on.
  */
 void page_pool_detached(struct page_pool *pool)
 {
 	xa_lock_bh(&page_pools);
 	pool->user.detach_time = ktime_get_boottime_seconds() ?: 1;
+	if (pool->p.netdev)
+		pool->user.net_cookie = dev_net(pool->p.netdev)->net_cookie;
 	pool->p.netdev = NULL;
 	pool->p.napi = NULL;
 	xa_unlock_bh(&page_pools);
@@ -106,12 +109,16 @@ static int netdev_nl_put_uint(struct sk_buff *rsp, int attrtype, u64 value)
 	return nla_put(rsp, attrtype, sizeof(value), &value);
 }
 
-/* Only pools of a device in the caller's netns are visible. */
+/* Only pools of a device in the caller's netns are visible; a detached
+ * pool, to the netns its device was in when the driver destroyed it.
+ */
 static bool page_pool_visible(const struct page_pool *pool,
 			      const struct net *net)
 {
-	return pool->p.netdev ? net_eq(dev_net(pool->p.netdev), net) :
-				pool->user.ifindex && net_eq(net, &init_net);
+	if (pool->p.netdev)
+		return net_eq(dev_net(pool->p.netdev), net);
+	return pool->user.ifindex && pool->user.net_cookie &&
+	       pool->user.net_cookie == net->net_cookie;
 }
 
 static int page_pool_nl_fill(struct sk_buff *rsp, const struct page_pool *pool,

@@ -11,12 +11,14 @@
 #include <linux/uio.h>
 #define __iovec_defined 1
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 
 #include "../../../kselftest_harness.h"
@@ -935,6 +937,91 @@ TEST_F(faults, binding_only_in_callers_netns)
 		     name);
 	EXPECT_EQ(-ENODEV, devmem_bind_rx(&self->env.nl, peer_ifindex,
 					  self->env.dmabuf, &q, 1, &id));
+}
+
+/* Whether pool @id is in @pools[0..@n), detached. */
+static bool pool_listed_detached(const struct devmem_pool_info *pools, int n,
+				 uint32_t id)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (pools[i].id == id && pools[i].detach_time)
+			return true;
+	return false;
+}
+
+/*
+ * A pool the driver destroyed with pages in flight is shown by
+ * page-pool-get to the netns its device was in, and to no other: here
+ * the pools of the peer port, in the peer's netns, while a socket there
+ * holds 64 KiB it has not read (header split on: in the pools' pages),
+ * when the device is deleted. init_net used to see them, and the peer's
+ * netns not.
+ */
+TEST_F_TIMEOUT(faults, detached_pool_shown_only_in_its_own_netns, 60)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons(PORT + 1) };
+	struct devmem_pool_info pools[256];
+	int home, lfd, cfd, afd = -1, n, i;
+	int nids = 0, here = 0, there = 0;
+	static char buf[64 << 10];
+	int peer_ifindex, queued = 0;
+	struct devmem_nl nl;
+	uint32_t ids[64];
+
+	home = netns_enter(self->env.ns);
+	ASSERT_GE(home, 0);
+	lfd = listen_on(TX_ADDR, PORT + 1);
+	peer_ifindex = if_nametoindex(self->env.peer);
+	n = devmem_nl_open(&nl);
+	netns_leave(home);
+	ASSERT_GE(lfd, 0);
+	ASSERT_GT(peer_ifindex, 0);
+	ASSERT_EQ(0, n);
+	/* payload in page pool buffers, headers in page pool fragments */
+	ASSERT_EQ(0, ethtool_set_hds(&nl, peer_ifindex, true));
+
+	/* 64 KiB the peer's socket keeps, in the peer port's pages */
+	cfd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_GE(cfd, 0);
+	inet_pton(AF_INET, TX_ADDR, &to.sin_addr);
+	ASSERT_EQ(0, connect(cfd, (void *)&to, sizeof(to)));
+	afd = accept(lfd, NULL, NULL);
+	ASSERT_GE(afd, 0);
+	ASSERT_EQ(sizeof(buf), send(cfd, buf, sizeof(buf), 0));
+	for (i = 0; i < 500 && queued < (int)sizeof(buf); i++) {
+		usleep(10000);
+		ASSERT_EQ(0, ioctl(afd, FIONREAD, &queued));
+	}
+	ASSERT_EQ(sizeof(buf), queued);
+
+	n = devmem_page_pools(&nl, pools, 256);
+	ASSERT_GT(n, 0);
+	for (i = 0; i < n && nids < 64; i++)
+		if (pools[i].ifindex == (uint32_t)peer_ifindex)
+			ids[nids++] = pools[i].id;
+	ASSERT_GT(nids, 0);
+
+	ASSERT_EQ(0, hdsim_del(self->env.dev_id));
+	self->env.dev_gone = true;
+
+	n = devmem_page_pools(&self->env.nl, pools, 256);
+	ASSERT_GE(n, 0);
+	for (i = 0; i < nids; i++)
+		here += pool_listed_detached(pools, n, ids[i]);
+	n = devmem_page_pools(&nl, pools, 256);
+	ASSERT_GE(n, 0);
+	for (i = 0; i < nids; i++)
+		there += pool_listed_detached(pools, n, ids[i]);
+	EXPECT_EQ(0, here);
+	EXPECT_GT(there, 0);
+
+	close(afd);
+	close(cfd);
+	close(lfd);
+	devmem_nl_close(&nl);
 }
 
 TEST_HARNESS_MAIN
