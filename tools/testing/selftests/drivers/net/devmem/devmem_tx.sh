@@ -42,6 +42,19 @@ tx_fetched()
 	ethtool -S "$IF" | sed -n 's/^ *tx_devmem_bytes: //p'
 }
 
+# wait (up to 30 s) until the device has fetched more than $1 bytes:
+# a stream started in the background is sending from device memory
+tx_wait_fetched()
+{
+	local i
+
+	for i in $(seq 300); do
+		[ "$(tx_fetched)" -gt "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 tx_delete()
 {
 	echo "$ID" > /sys/bus/hdsim/del_device
@@ -117,7 +130,7 @@ veth_dropped()
 
 tc_case()
 {
-	local action=$1 before pid rc=0 i fetched
+	local action=$1 before pid rc=0 fetched
 
 	fetched=$(tx_fetched)
 
@@ -133,10 +146,7 @@ tc_case()
 		tx_case v4 192.0.2.2 "$TMP/redirect" &
 		pid=$!
 		# once hdsim fetches the first payload from device memory
-		for i in $(seq 300); do
-			[ "$(tx_fetched)" -gt "$fetched" ] && break
-			sleep 0.1
-		done
+		tx_wait_fetched "$fetched"
 		tc filter add dev "$IF" egress matchall \
 			action mirred egress redirect dev txm0
 		sleep 1
@@ -169,16 +179,13 @@ if_dropped()
 
 offload_case()
 {
-	local before fetched pid rc=0 i
+	local before fetched pid rc=0
 
 	fetched=$(tx_fetched)
 	before=$(if_dropped)
 	tx_case v4 192.0.2.2 "$TMP/redirect" &
 	pid=$!
-	for i in $(seq 300); do
-		[ "$(tx_fetched)" -gt "$fetched" ] && break
-		sleep 0.1
-	done
+	tx_wait_fetched "$fetched"
 	ethtool -K "$IF" tx off sg off || rc=1
 	sleep 1
 	ethtool -K "$IF" tx on sg on tso on || rc=1

@@ -110,31 +110,47 @@ FIXTURE_TEARDOWN(compat)
 }
 
 /*
+ * sendto(MSG_FASTOPEN) of a few bytes to @to from a new socket, with one
+ * control message of @type: returns the socket, the send's errno in
+ * *@err (0 if it succeeded).
+ */
+static int fastopen_with_cmsg(const struct sockaddr_in *to, int type,
+			      int *err)
+{
+	char data[] = "fast open";
+	struct iovec iov = { data, sizeof(data) };
+	struct msghdr msg = {
+		.msg_name = (void *)to,
+		.msg_namelen = sizeof(*to),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
+	struct one_cmsg c;
+	int fd;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		return -1;
+	fill_cmsg(&msg, &c, type, 1);
+	*err = sendmsg(fd, &msg, MSG_FASTOPEN) < 0 ? errno : 0;
+	return fd;
+}
+
+/*
  * sendto(MSG_FASTOPEN) with a control message the kernel refuses: 6.1
  * connects (the SYN goes out, the handshake completes), then fails the
  * send with EINVAL. The socket is connected afterwards.
  */
 TEST_F(compat, fastopen_connects_before_a_bad_cmsg)
 {
+	struct pollfd pfd = { .fd = self->listener, .events = POLLIN };
 	struct sockaddr_in peer;
 	socklen_t len = sizeof(peer);
-	char data[] = "fast open";
-	struct iovec iov = { data, sizeof(data) };
-	struct msghdr msg = {
-		.msg_name = &self->addr,
-		.msg_namelen = sizeof(self->addr),
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-	};
-	struct pollfd pfd = { .fd = self->listener, .events = POLLIN };
-	struct one_cmsg c;
-	int fd, conn;
+	int fd, conn, err;
 
-	fd = socket(AF_INET, SOCK_STREAM, 0);
+	fd = fastopen_with_cmsg(&self->addr, SCM_UNKNOWN, &err);
 	ASSERT_LE(0, fd);
-	fill_cmsg(&msg, &c, SCM_UNKNOWN, 1);
-	EXPECT_EQ(-1, sendmsg(fd, &msg, MSG_FASTOPEN));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, err);
 	/* connected, as on 6.1: the error came after the handshake */
 	EXPECT_EQ(0, getpeername(fd, (void *)&peer, &len)) {
 		TH_LOG("not connected: the control message was parsed before fast open (%s)",
@@ -156,25 +172,14 @@ TEST_F(compat, fastopen_connects_before_a_bad_cmsg)
  */
 TEST_F(compat, fastopen_with_dmabuf_refused_before_connecting)
 {
+	struct pollfd pfd = { .fd = self->listener, .events = POLLIN };
 	struct sockaddr_in peer;
 	socklen_t len = sizeof(peer);
-	char data[] = "fast open";
-	struct iovec iov = { data, sizeof(data) };
-	struct msghdr msg = {
-		.msg_name = &self->addr,
-		.msg_namelen = sizeof(self->addr),
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-	};
-	struct pollfd pfd = { .fd = self->listener, .events = POLLIN };
-	struct one_cmsg c;
-	int fd;
+	int fd, err;
 
-	fd = socket(AF_INET, SOCK_STREAM, 0);
+	fd = fastopen_with_cmsg(&self->addr, SCM_DEVMEM_DMABUF, &err);
 	ASSERT_LE(0, fd);
-	fill_cmsg(&msg, &c, SCM_DEVMEM_DMABUF, 1);
-	EXPECT_EQ(-1, sendmsg(fd, &msg, MSG_FASTOPEN));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, err);
 	EXPECT_EQ(-1, getpeername(fd, (void *)&peer, &len));
 	EXPECT_EQ(ENOTCONN, errno);
 	/* no connection came in */
