@@ -955,9 +955,9 @@ static bool pool_listed_detached(const struct devmem_pool_info *pools, int n,
  * A pool the driver destroyed with pages in flight is shown by
  * page-pool-get to the netns its device was in, and to no other: here
  * the pools of the peer port, in the peer's netns, while a socket there
- * holds 64 KiB it has not read (header split on: in the pools' pages),
- * when the device is deleted. init_net used to see them, and the peer's
- * netns not.
+ * holds what it has not read of 64 KiB (header split on: in the pools'
+ * pages), when the device is deleted. init_net used to see them, and the
+ * peer's netns not.
  */
 TEST_F_TIMEOUT(faults, detached_pool_shown_only_in_its_own_netns, 60)
 {
@@ -991,11 +991,12 @@ TEST_F_TIMEOUT(faults, detached_pool_shown_only_in_its_own_netns, 60)
 	afd = accept(lfd, NULL, NULL);
 	ASSERT_GE(afd, 0);
 	ASSERT_EQ(sizeof(buf), send(cfd, buf, sizeof(buf), 0));
-	for (i = 0; i < 500 && queued < (int)sizeof(buf); i++) {
+	/* as much as the receive window lets in: some is enough */
+	for (i = 0; i < 500 && queued < 16 << 10; i++) {
 		usleep(10000);
 		ASSERT_EQ(0, ioctl(afd, FIONREAD, &queued));
 	}
-	ASSERT_EQ(sizeof(buf), queued);
+	ASSERT_LE(16 << 10, queued);
 
 	n = devmem_page_pools(&nl, pools, 256);
 	ASSERT_GT(n, 0);
