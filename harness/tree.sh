@@ -12,8 +12,12 @@ build_lock
 need_cmd quilt quilt
 need_cmd git git
 
+# No automatic gc: after the base tree's commit (75,000 loose objects) it
+# would repack in the background for minutes, holding the build lock
+# (an inherited file descriptor) while the kernel build waits for it.
 GIT_ID=(-c "user.name=$(git -C "$REPO" config user.name || echo devmem)"
-	-c "user.email=$(git -C "$REPO" config user.email || echo devmem@localhost)")
+	-c "user.email=$(git -C "$REPO" config user.email || echo devmem@localhost)"
+	-c gc.auto=0)
 g() { git -C "$SRC" "${GIT_ID[@]}" "$@"; }
 
 want=$(pinned_version)
