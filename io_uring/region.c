@@ -56,25 +56,34 @@ int io_account_pinned(struct io_ring_ctx *ctx, unsigned long nr_pages,
 }
 
 /**
- * io_account_pinned_more() - charge more pages to those already charged
- * @nr_pages: pages to add
+ * io_account_pinned_held() - charge the rest of what a pin holds
+ * @acct_pages: pages charged so far; raised to @held on success
+ * @held: pages of memory the pin holds, from io_pin_user_pages()
  * @user: the user io_account_pinned() charged, or NULL
  * @mm: the mm io_account_pinned() counted them in, or NULL
  *
- * Return: 0, or -ENOMEM over RLIMIT_MEMLOCK (nothing is charged then).
+ * A pin of part of a huge folio keeps the whole folio in memory: charge
+ * it whole, as what the pin holds and not as what was asked for.
+ *
+ * Return: 0, or -ENOMEM over RLIMIT_MEMLOCK (nothing more is charged then).
  */
-int io_account_pinned_more(unsigned long nr_pages, struct user_struct *user,
-			   struct mm_struct *mm)
+int io_account_pinned_held(unsigned long *acct_pages, unsigned long held,
+			   struct user_struct *user, struct mm_struct *mm)
 {
+	unsigned long more;
 	int ret;
 
+	if (held <= *acct_pages)
+		return 0;
+	more = held - *acct_pages;
 	if (user) {
-		ret = __io_account_mem(user, nr_pages);
+		ret = __io_account_mem(user, more);
 		if (ret)
 			return ret;
 	}
 	if (mm)
-		atomic64_add(nr_pages, &mm->pinned_vm);
+		atomic64_add(more, &mm->pinned_vm);
+	*acct_pages = held;
 	return 0;
 }
 
@@ -130,6 +139,8 @@ static unsigned long io_pages_held(struct page **pages, unsigned int nr_pages)
 	for (i = 0; i < nr_pages; i++) {
 		struct folio *folio = page_folio(pages[i]);
 
+		if (!(i & 1023))
+			cond_resched();
 		if (folio == prev)
 			continue;
 		prev = folio;
@@ -152,8 +163,8 @@ static unsigned long io_pages_held(struct page **pages, unsigned int nr_pages)
  * hold of the mmap lock, so none can be replaced in between.
  *
  * Return: 0, -EOPNOTSUPP (a mapping of a file other than shmem or hugetlbfs),
- * -EFAULT (a hole, or memory that cannot be pinned), or another error of
- * pin_user_pages().
+ * -EFAULT (a hole, or memory that cannot be pinned), -EINTR (killed while
+ * waiting for the mmap lock), or another error of pin_user_pages().
  */
 int io_pin_user_pages(u64 uaddr, unsigned int nr_pages, struct page **pages,
 		      unsigned long *held)
@@ -162,7 +173,9 @@ int io_pin_user_pages(u64 uaddr, unsigned int nr_pages, struct page **pages,
 	struct mm_struct *mm = current->mm;
 	long ret;
 
-	mmap_read_lock(mm);
+	/* killable: a zcrx registration holds its device meanwhile */
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
 	ret = io_pin_check_vmas(mm, uaddr, end);
 	if (!ret)
 		ret = pin_user_pages(uaddr, nr_pages,
@@ -271,14 +284,10 @@ int io_create_region(struct io_ring_ctx *ctx, struct io_mapped_region *mr,
 		ret = io_region_alloc(mr);
 	if (ret)
 		goto err_free_array;
-	/* the rest of the huge folios the pin holds */
-	if (user_mem && held > nr_pages) {
-		ret = io_account_pinned_more(held - nr_pages, mr->acct_user,
-					     mr->acct_mm);
-		if (ret)
-			goto err_release_pages;
-		mr->acct_pages = held;
-	}
+	ret = io_account_pinned_held(&mr->acct_pages, held, mr->acct_user,
+				     mr->acct_mm);
+	if (ret)
+		goto err_release_pages;
 
 	mr->ptr = vmap(mr->pages, nr_pages, VM_MAP, PAGE_KERNEL);
 	if (!mr->ptr) {

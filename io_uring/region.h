@@ -41,8 +41,8 @@ int io_pin_user_pages(u64 uaddr, unsigned int nr_pages, struct page **pages,
 		      unsigned long *held);
 int io_account_pinned(struct io_ring_ctx *ctx, unsigned long nr_pages,
 		      struct user_struct **user, struct mm_struct **mm);
-int io_account_pinned_more(unsigned long nr_pages, struct user_struct *user,
-			   struct mm_struct *mm);
+int io_account_pinned_held(unsigned long *acct_pages, unsigned long held,
+			   struct user_struct *user, struct mm_struct *mm);
 void io_unaccount_pinned(unsigned long nr_pages, struct user_struct *user,
 			 struct mm_struct *mm);
 

@@ -136,14 +136,10 @@ static int io_zcrx_import_host(struct io_zcrx_area *area,
 	ret = io_pin_user_pages(reg->addr, area->nr_pages, pages, &held);
 	if (ret)
 		goto err_free_pages;
-	/* the rest of the huge folios the pin holds */
-	if (held > area->acct_pages) {
-		ret = io_account_pinned_more(held - area->acct_pages,
-					     area->acct_user, area->acct_mm);
-		if (ret)
-			goto err_unpin;
-		area->acct_pages = held;
-	}
+	ret = io_account_pinned_held(&area->acct_pages, held, area->acct_user,
+				     area->acct_mm);
+	if (ret)
+		goto err_unpin;
 
 	ret = sg_alloc_table_from_pages(&area->sgt, pages, area->nr_pages, 0,
 					reg->len, GFP_KERNEL_ACCOUNT);
@@ -525,9 +521,10 @@ static int io_zcrx_bind(struct io_ring_ctx *ctx, struct io_zcrx_ifq *ifq,
 		goto err_put_dev;
 
 	rtnl_lock();
-	/* unregistered, or moved to another netns, while unlocked */
+	/* unregistered, or moved to another netns (and back), while unlocked */
 	if (dev->reg_state != NETREG_REGISTERED ||
-	    !net_eq(dev_net(dev), current->nsproxy->net_ns)) {
+	    !net_eq(dev_net(dev), current->nsproxy->net_ns) ||
+	    dev->ifindex != reg->if_idx) {
 		ret = -ENODEV;
 		goto err_unlock;
 	}
@@ -550,6 +547,14 @@ static int io_zcrx_bind(struct io_ring_ctx *ctx, struct io_zcrx_ifq *ifq,
 
 err_unlock:
 	rtnl_unlock();
+	/* Unmapped while the device is held: once put, it may be removed
+	 * with its IOMMU group. A page pool that took the area (a queue
+	 * restart that failed late) keeps it until the pool is gone.
+	 */
+	if (refcount_read(&ifq->refs) == 1) {
+		io_zcrx_free_area(ifq->area, ifq->dma_dev);
+		ifq->area = NULL;
+	}
 err_put_dev:
 	dev_put(dev);
 	return ret;

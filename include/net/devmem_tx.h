@@ -19,6 +19,8 @@ struct sock;
 struct net_devmem_dmabuf_binding *
 net_devmem_get_tx_binding(struct sock *sk, u32 id,
 			  const struct iov_iter *from);
+int net_devmem_tx_check_route(struct sock *sk,
+			      const struct net_devmem_dmabuf_binding *binding);
 void net_devmem_tx_binding_put(struct net_devmem_dmabuf_binding *binding);
 bool net_devmem_tx_can_append(const struct sk_buff *skb,
 			      const struct net_devmem_dmabuf_binding *binding);
@@ -33,6 +35,13 @@ net_devmem_get_tx_binding(struct sock *sk, u32 id,
 			  const struct iov_iter *from)
 {
 	return ERR_PTR(-EINVAL);
+}
+
+static inline int
+net_devmem_tx_check_route(struct sock *sk,
+			  const struct net_devmem_dmabuf_binding *binding)
+{
+	return -EINVAL;
 }
 
 static inline void

@@ -23,6 +23,7 @@
 #include <linux/uio.h>
 #include <net/devmem_tx.h>
 #include <net/dst.h>
+#include <net/inet_connection_sock.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
@@ -90,19 +91,19 @@ static bool net_devmem_tx_allowed(const struct net_devmem_dmabuf_binding *bindin
  * @id: binding id from the SCM_DEVMEM_DMABUF control message
  * @from: the message's data: byte offsets and lengths in the dmabuf
  *
+ * The route is checked once the connection is made:
+ * net_devmem_tx_check_route().
+ *
  * Return: the binding, with a reference for the duration of the call;
  * ERR_PTR(-EINVAL) if @id is no live bind-tx binding (an RX binding's id
  * included) or one the calling task may not send from (the same errno:
- * ids cannot be probed), -EHOSTUNREACH without a route, -ENODEV if the
- * route leaves through another device than the binding's, -EOPNOTSUPP if
- * it passes an IPsec transform, -EFAULT if @from is not a plain iovec or
+ * ids cannot be probed), -EFAULT if @from is not a plain iovec or
  * reaches past the end of the dmabuf.
  */
 struct net_devmem_dmabuf_binding *
 net_devmem_get_tx_binding(struct sock *sk, u32 id, const struct iov_iter *from)
 {
 	struct net_devmem_dmabuf_binding *binding;
-	struct dst_entry *dst;
 	unsigned long i;
 	size_t size;
 	int err;
@@ -116,21 +117,6 @@ net_devmem_get_tx_binding(struct sock *sk, u32 id, const struct iov_iter *from)
 	if (binding->direction != DMA_TO_DEVICE ||
 	    !net_devmem_tx_allowed(binding, sk)) {
 		err = -EINVAL;
-		goto err_put;
-	}
-
-	dst = __sk_dst_get(sk);
-	if (!dst || !dst->dev) {
-		err = -EHOSTUNREACH;
-		goto err_put;
-	}
-	/* ESP or AH would have the CPU encrypt or hash the payload */
-	if (dst_xfrm(dst)) {
-		err = -EOPNOTSUPP;
-		goto err_put;
-	}
-	if (dst->dev != READ_ONCE(binding->dev)) {
-		err = -ENODEV;
 		goto err_put;
 	}
 
@@ -153,6 +139,42 @@ net_devmem_get_tx_binding(struct sock *sk, u32 id, const struct iov_iter *from)
 err_put:
 	net_devmem_dmabuf_binding_put(binding);
 	return ERR_PTR(err);
+}
+
+/**
+ * net_devmem_tx_check_route() - may the connection's route carry @binding?
+ * @sk: the sending socket, locked, connected
+ * @binding: from net_devmem_get_tx_binding()
+ *
+ * A route reset while connected (a new TOS, a device bound, negative
+ * advice) is looked up again first, as the next transmit of any send
+ * would. Called once the connection is made, so that a send on a
+ * socket that is not connected fails as any send does (EPIPE,
+ * ENOTCONN, the socket's error), not with a routing error.
+ *
+ * Return: 0; -EHOSTUNREACH without a route, -ENODEV if the route leaves
+ * through another device than the binding's, -EOPNOTSUPP if it passes an
+ * IPsec transform.
+ */
+int net_devmem_tx_check_route(struct sock *sk,
+			      const struct net_devmem_dmabuf_binding *binding)
+{
+	struct dst_entry *dst;
+
+	sock_owned_by_me(sk);
+
+	if (!__sk_dst_get(sk) &&
+	    inet_csk(sk)->icsk_af_ops->rebuild_header(sk))
+		return -EHOSTUNREACH;
+	dst = __sk_dst_get(sk);
+	if (!dst || !dst->dev)
+		return -EHOSTUNREACH;
+	/* ESP or AH would have the CPU encrypt or hash the payload */
+	if (dst_xfrm(dst))
+		return -EOPNOTSUPP;
+	if (dst->dev != READ_ONCE(binding->dev))
+		return -ENODEV;
+	return 0;
 }
 
 /**

@@ -113,18 +113,38 @@ TEST_F(recv, reader_without_flag_gets_efault)
 	close(fd);
 }
 
-TEST_F(recv, peek_is_refused)
+/*
+ * A peek hands out the fragments with tokens of their own and leaves
+ * the data queued, as upstream: the read that follows gets the same
+ * fragments with other tokens, and both sets are given back.
+ */
+TEST_F(recv, peek_hands_out_tokens_and_leaves_the_data)
 {
-	struct rx_result r;
+	struct rx_result peek, r;
 	pid_t pid;
-	int fd;
+	int fd, i;
 
 	fd = devmem_env_stream(&self->env, 64 << 10, &pid);
+	ASSERT_GE(fd, 0);
 	wait_inq(fd, 1);
 	devmem_recv(fd, 4096, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM | MSG_PEEK,
-		    &r);
-	EXPECT_EQ(-1, r.ret);
-	EXPECT_EQ(EINVAL, r.err);
+		    &peek);
+	ASSERT_GT(peek.ret, 0);
+	ASSERT_GT(peek.ndmabuf, 0);
+
+	devmem_recv(fd, peek.ret, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
+	ASSERT_EQ(peek.ret, r.ret);
+	ASSERT_EQ(peek.ndmabuf, r.ndmabuf);
+	for (i = 0; i < r.ndmabuf; i++) {
+		EXPECT_EQ(peek.frags[i].frag_offset, r.frags[i].frag_offset);
+		EXPECT_EQ(peek.frags[i].frag_size, r.frags[i].frag_size);
+		EXPECT_NE(peek.frags[i].frag_token, r.frags[i].frag_token);
+	}
+	EXPECT_EQ(pattern_at(0), self->env.map[r.frags[0].frag_offset]);
+	EXPECT_EQ(peek.ndmabuf, dontneed_all(fd, &peek));
+	EXPECT_EQ(r.ndmabuf, dontneed_all(fd, &r));
+	/* given back once only */
+	EXPECT_EQ(0, dontneed_all(fd, &peek));
 	EXPECT_EQ(0, reap(pid));
 	close(fd);
 }

@@ -647,4 +647,49 @@ TEST_F(tx, rejects_route_through_ipsec)
 	esp_flush(ns);
 }
 
+/*
+ * A route reset while connected (here by a new IP_TOS, as an expired
+ * redirect or negative advice would reset it) is looked up again for a
+ * send from device memory, as the next transmit of any send does: the
+ * send goes out. It used to fail with EHOSTUNREACH.
+ */
+TEST_F(tx, route_reset_while_connected_is_looked_up_again)
+{
+	struct iovec iov[] = { IOV(300, 3000) };
+	int tos = 0x10;
+
+	ASSERT_EQ(0, setsockopt(self->fd, IPPROTO_IP, IP_TOS, &tos,
+				sizeof(tos)));
+	ASSERT_EQ(3000, devmem_sendmsg(self->fd, self->id, 4, iov, 1,
+				       MSG_ZEROCOPY));
+	EXPECT_EQ(0, peer_check(self->peer, iov, 1));
+	EXPECT_EQ(0, reap(self->fd, 1));
+}
+
+/*
+ * A connection taken down with connect(AF_UNSPEC), which drops its
+ * route: a send from device memory fails as a plain send on another
+ * connection taken down the same way, not with a routing error.
+ */
+TEST_F(tx, send_after_disconnect_fails_as_a_plain_send)
+{
+	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+	struct iovec iov[] = { IOV(0, 100) };
+	int fd, peer = -1, plain, dm;
+
+	fd = connect_to_peer(self->env.ns, PEER_ADDR, &peer);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, connect(fd, &unspec, sizeof(unspec)));
+	ASSERT_EQ(0, connect(self->fd, &unspec, sizeof(unspec)));
+	plain = send(fd, "plain", 5, MSG_NOSIGNAL) < 0 ? -errno : 0;
+	dm = devmem_sendmsg(self->fd, self->id, 4, iov, 1,
+			    MSG_ZEROCOPY | MSG_NOSIGNAL);
+	TH_LOG("plain send: %s, device memory send: %s", strerror(-plain),
+	       strerror(-dm));
+	EXPECT_GT(0, plain);
+	EXPECT_EQ(plain, dm);
+	close(fd);
+	close(peer);
+}
+
 TEST_HARNESS_MAIN
