@@ -8,7 +8,7 @@ APT_PKGS="build-essential flex bison bc cpio kmod libelf-dev libssl-dev dwarves
 	qemu-system-x86 busybox-static udev
 	ethtool iproute2 socat ncat iperf3 libmnl-dev pkg-config nftables iptables
 	python3-ply python3-git python3-yaml liburing-dev openssh-client dropbear-bin
-	clang bpftool libbpf-dev python3-scapy openvswitch-common"
+	clang bpftool libbpf-dev python3-scapy openvswitch-common gcc-multilib"
 VNG_VERSION=1.42
 
 . "$REPO/harness/base-pick.sh"

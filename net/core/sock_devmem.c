@@ -36,10 +36,11 @@
 
 #include <trace/events/devmem.h>
 
-/* Tokens one socket can hold: keeps a runaway application from pinning
- * the kernel's memory for the slot table.
+/* Tokens one socket can hold, as upstream: token numbers stay positive
+ * ints. The slot table (8 bytes a token, 16 GiB at most) is charged to
+ * the receiver's memory cgroup, which bounds it first.
  */
-#define SK_DEVMEM_MAX_TOKENS	BIT(24)
+#define SK_DEVMEM_MAX_TOKENS	BIT(31)
 
 #define SLOT_FREE		1UL
 #define SLOT_END		((unsigned long)U32_MAX)
@@ -89,7 +90,7 @@ static struct sk_devmem_tokens *sk_devmem_tokens_get(struct sock *sk)
 	if (sk->sk_devmem_tokens)
 		return sk->sk_devmem_tokens;
 
-	store = kzalloc(sizeof(*store), GFP_KERNEL);
+	store = kzalloc(sizeof(*store), GFP_KERNEL_ACCOUNT);
 	if (!store)
 		return NULL;
 	spin_lock_init(&store->lock);
@@ -126,7 +127,8 @@ static int sk_devmem_tokens_reserve(struct sk_devmem_tokens *store, u32 n)
 	if (want > dir_size) {
 		dir_size = min_t(u32, max3(dir_size * 2, want, 8U),
 				 SK_DEVMEM_MAX_TOKENS / SLOTS_PER_CHUNK);
-		dir = kvcalloc(dir_size, sizeof(*dir), GFP_KERNEL);
+		dir = kvcalloc(dir_size, sizeof(*dir),
+			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!dir)
 			return -ENOMEM;
 		/* the chunks in use; only this path writes the directory */
@@ -135,7 +137,7 @@ static int sk_devmem_tokens_reserve(struct sk_devmem_tokens *store, u32 n)
 	}
 
 	for (c = have; c < want; c++) {
-		dir[c] = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		dir[c] = kmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT);
 		if (!dir[c])
 			goto err_free_chunks;
 		/* new slots go on top of the free stack, in ascending order */

@@ -12,6 +12,7 @@
 #include <linux/skbuff.h>
 #include <linux/socket.h>
 #include <linux/uio.h>
+#include <net/compat.h>
 #include <net/netmem.h>
 #include <net/sock.h>
 #include <net/sock_devmem.h>
@@ -25,13 +26,18 @@ struct tcp_devmem_rx {
 	u32 linear_bytes;
 };
 
-/* A cmsg is written whole or not at all (6.1 put_cmsg() truncates). */
+/* A cmsg is written whole or not at all (6.1 put_cmsg() truncates). A
+ * 32-bit caller gets it with a compat header: the payload structs have
+ * the same layout there.
+ */
 static int put_cmsg_notrunc(struct msghdr *msg, int level, int type, int len,
 			    void *data)
 {
-	if (msg->msg_flags & MSG_CMSG_COMPAT)
-		return -EOPNOTSUPP;
-	if (!msg->msg_control || msg->msg_controllen < CMSG_LEN(len))
+	size_t room = CMSG_LEN(len);
+
+	if (IS_ENABLED(CONFIG_COMPAT) && (msg->msg_flags & MSG_CMSG_COMPAT))
+		room = sizeof(struct compat_cmsghdr) + len;
+	if (!msg->msg_control || msg->msg_controllen < room)
 		return -ETOOSMALL;
 
 	return put_cmsg(msg, level, type, len, data);

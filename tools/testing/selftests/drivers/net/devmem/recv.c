@@ -11,13 +11,20 @@
 #include <arpa/inet.h>
 #include <netinet/tcp.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 
@@ -145,6 +152,179 @@ TEST_F(recv, peek_hands_out_tokens_and_leaves_the_data)
 	EXPECT_EQ(r.ndmabuf, dontneed_all(fd, &r));
 	/* given back once only */
 	EXPECT_EQ(0, dontneed_all(fd, &peek));
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+}
+
+/* Write @val to cgroup file @dir/@file; 0 or -errno. */
+static int cg_write(const char *dir, const char *file, const char *val)
+{
+	char path[PATH_MAX];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* The cgroup2 hierarchy into @root, mounted at /run/devmem-cgroup2 when
+ * the system has none; 0 or -errno.
+ */
+static int cg2_root(char *root, size_t len)
+{
+	char dev[64], dir[PATH_MAX], type[64];
+	FILE *f = fopen("/proc/mounts", "r");
+	int found = 0;
+
+	if (f) {
+		while (fscanf(f, "%63s %4095s %63s %*[^\n]", dev, dir,
+			      type) == 3) {
+			if (!strcmp(type, "cgroup2")) {
+				found = 1;
+				break;
+			}
+		}
+		fclose(f);
+	}
+	if (!found) {
+		snprintf(dir, sizeof(dir), "/run/devmem-cgroup2");
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			return -errno;
+		if (mount("none", dir, "cgroup2", 0, NULL))
+			return -errno;
+	}
+	snprintf(root, len, "%s", dir);
+	return 0;
+}
+
+/*
+ * The token table is charged to the receiver's memory cgroup. A reader
+ * in a cgroup of 1 MiB peeks the same data again and again, each peek
+ * handing out new tokens: it is stopped at the cgroup's limit (ENOMEM,
+ * or killed by the cgroup's OOM killer) before its table could hold
+ * 512 Ki tokens, 4 MiB of slots, which an uncharged table reaches.
+ */
+TEST_F(recv, token_table_is_charged_to_the_memory_cgroup)
+{
+	const long most = 512 << 10;
+	char root[PATH_MAX], cg[PATH_MAX + 16];
+	struct rx_result r;
+	int fd, status;
+	long *tokens;
+	pid_t pid, child;
+	char num[32];
+
+	if (cg2_root(root, sizeof(root)) ||
+	    cg_write(root, "cgroup.subtree_control", "+memory"))
+		SKIP(return, "no cgroup2 memory controller");
+	snprintf(cg, sizeof(cg), "%s/devmem_tokens", root);
+	ASSERT_TRUE(!mkdir(cg, 0755) || errno == EEXIST);
+	ASSERT_EQ(0, cg_write(cg, "memory.max", "1048576"));
+	tokens = mmap(NULL, sizeof(*tokens), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, tokens);
+	*tokens = 0;
+
+	fd = devmem_env_stream(&self->env, 64 << 10, &pid);
+	ASSERT_GE(fd, 0);
+	wait_inq(fd, 64 << 10);
+
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (!child) {
+		snprintf(num, sizeof(num), "%d", getpid());
+		if (cg_write(cg, "cgroup.procs", num))
+			_exit(100);
+		while (*tokens < most) {
+			devmem_recv(fd, 64 << 10, ctrl, sizeof(ctrl),
+				    MSG_SOCK_DEVMEM | MSG_PEEK, &r);
+			if (r.ret <= 0)
+				_exit(r.ret < 0 ? r.err : 101);
+			*tokens += r.ndmabuf;
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	TH_LOG("%ld tokens handed out under 1 MiB, then %s %d", *tokens,
+	       WIFSIGNALED(status) ? "signal" : "exit",
+	       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	EXPECT_LT(*tokens, most);
+	EXPECT_TRUE((WIFEXITED(status) && WEXITSTATUS(status) == ENOMEM) ||
+		    (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
+
+	/* the reader's tokens are the socket's: close() gives them back */
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+	munmap(tokens, sizeof(*tokens));
+	EXPECT_EQ(0, rmdir(cg));
+}
+
+/*
+ * A 32-bit process receives from device memory as a 64-bit one does: its
+ * cmsgs come with the 32-bit header (recv_compat32 parses them with its
+ * own CMSG macros), the fragments are the stream's, and its tokens go
+ * back. It used to get EOPNOTSUPP.
+ */
+TEST_F(recv, compat_32bit_reader_gets_its_fragments)
+{
+	char helper[4096], cmd[4128], line[128];
+	unsigned int size, token, id;
+	unsigned long long off;
+	size_t got = 0;
+	int fd, frags = 0, bad = 0, badcmsg = 0, freed = -1, fe = 0;
+	long ret = 0;
+	int re = 0;
+	pid_t pid;
+	FILE *out;
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", helper, sizeof(helper) - 32);
+	ASSERT_GT(n, 0);
+	helper[n] = 0;
+	strcpy(strrchr(helper, '/') + 1, "recv_compat32");
+	if (access(helper, X_OK))
+		SKIP(return, "no recv_compat32: no 32-bit toolchain (gcc-multilib)");
+
+	fd = devmem_env_stream(&self->env, 64 << 10, &pid);
+	ASSERT_GE(fd, 0);
+	wait_inq(fd, 16 << 10);
+
+	snprintf(cmd, sizeof(cmd), "%s %d", helper, fd);
+	out = popen(cmd, "r");
+	ASSERT_NE(NULL, out);
+	while (fgets(line, sizeof(line), out)) {
+		if (sscanf(line, "frag %llu %u %u %u", &off, &size, &token,
+			   &id) == 4) {
+			uint32_t k;
+
+			frags++;
+			EXPECT_EQ(self->env.binding, id);
+			EXPECT_NE(0, token);
+			for (k = 0; k < size; k++)
+				bad += self->env.map[off + k] !=
+				       pattern_at(got + k);
+			got += size;
+		} else if (sscanf(line, "ret %ld %d", &ret, &re) != 2 &&
+			   sscanf(line, "badcmsg %d", &badcmsg) != 1 &&
+			   sscanf(line, "freed %d %d", &freed, &fe) != 2) {
+			TH_LOG("recv_compat32: %s", line);
+		}
+	}
+	EXPECT_EQ(0, pclose(out));
+	TH_LOG("32-bit recvmsg: %ld (%s), %d fragments, %d freed", ret,
+	       strerror(re), frags, freed);
+	EXPECT_GT(ret, 0);
+	EXPECT_GT(frags, 0);
+	EXPECT_EQ(ret, (long)got);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, badcmsg);
+	EXPECT_EQ(frags, freed);
+
 	EXPECT_EQ(0, reap(pid));
 	close(fd);
 }
