@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Check the syzkaller descriptions of tools/testing/fuzz/ against the uAPI
+"""Check the syzkaller descriptions of fuzz/descriptions/ against the uAPI
 headers of build/src, without syzkaller or Go.
 
 For each NAME.txt there:
