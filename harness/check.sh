@@ -23,6 +23,24 @@ fi
 
 H=$REPO/harness
 rc=0
+# Where the time goes, printed before the closing line: "<step> m:ss"
+# for each step; before them, what make did ahead of this script (the
+# archive, the tree, the kernel and the kselftests) when .ci/run set
+# DEVMEM_T0.
+times=()
+t_mark=$(date +%s)
+if [ -n "${DEVMEM_T0:-}" ]; then
+	times+=("set-up and builds $(mmss $((t_mark - DEVMEM_T0)))")
+fi
+# took <step>: the time since the last mark, for the line of times
+took()
+{
+	local now
+
+	now=$(date +%s)
+	times+=("$1 $(mmss $((now - t_mark)))")
+	t_mark=$now
+}
 # Three builds run at nice 19 in the background, one after the other,
 # while the host checks and the kernel's tests run (guests waiting on the
 # wire leave CPU idle): the debug kernel (its kselftests are a copy of
@@ -57,10 +75,27 @@ bg_built() {
 	if [ "$(cat "$bg-$1.rc" 2>/dev/null)" = 0 ]; then echo 1; else echo 0; fi
 }
 say "background, at nice 19: the debug kernel's build, then build-noinet and build-e1000e-only (logs: $bg-debug.out, $LOGS/build-*.log)"
-HOST_CHECKS_SKIP="build-noinet build-e1000e-only" "$H/host-checks.sh"
+# The host checks run beside the kernel's suite too, at nice 10 (the
+# series' git am and checkpatch are minutes of CPU that the guest leaves
+# idle); their output and results follow the suite's.
+rm -f "$LOGS/host-results" "$LOGS/host-results.bg"
+say "host checks, beside the suite at nice 10 (their output follows it: $LOGS/host-checks.out)"
+HOST_CHECKS_SKIP="build-noinet build-e1000e-only" HOST_RESULTS=$LOGS/host-results.bg \
+	nice -n 10 "$H/host-checks.sh" > "$LOGS/host-checks.out" 2>&1 &
+host_pid=$!
 CHECK_LABEL="kernel $LOCALVERSION" DEVMEM_LONG_MIB=${DEVMEM_LONG_MIB:-$long} \
 	DEVMEM_TX_LONG_MIB=${DEVMEM_TX_LONG_MIB:-$long} "$H/run-kselftests.sh" || rc=1
 runs=("$BUILD/logs/results")
+took "kernel's suite"
+echo
+wait "$host_pid" || true
+cat "$LOGS/host-checks.out"
+if grep -qs . "$LOGS/host-results.bg"; then
+	cat "$LOGS/host-results.bg" >> "$BUILD/logs/results"
+else
+	printf 'FAIL\thost checks: no results (%s)\n' "$LOGS/host-checks.out" >> "$BUILD/logs/results"
+fi
+took "host checks after the suite"
 echo
 say "e1000e behind an emulated IOMMU: e1000e_rx.sh and e1000e_tx.sh again, the dmabufs mapped to IOVAs"
 # the streams that only vary sizes and senders ran above (DEVMEM_STREAMS=0)
@@ -68,17 +103,22 @@ VARIANT=iommu DEVMEM_STREAMS=0 CHECK_LABEL="kernel $LOCALVERSION, e1000e behind 
 	DEVMEM_TX_LONG_MIB=64 KSELFTEST_ARGS="-t drivers/net/devmem:e1000e_rx.sh -t drivers/net/devmem:e1000e_tx.sh" \
 	"$H/run-kselftests.sh" || rc=1
 runs+=("$BUILD/logs-iommu/results")
+took "IOMMU"
 echo
 say "device memory in a PCI BAR behind a PCIe switch: p2pbuf and p2p_rx.sh"
 VARIANT=p2p CHECK_LABEL="kernel $LOCALVERSION, BAR memory behind a PCIe switch" \
 	KSELFTEST_ARGS="-t drivers/net/devmem:p2pbuf -t drivers/net/devmem:p2p_rx.sh" \
 	"$H/run-kselftests.sh" || rc=1
 runs+=("$BUILD/logs-p2p/results")
+took "P2P"
 
 if [ "${DEVMEM_DEBUG:-1}" = 1 ]; then
 	echo
 	say "debug kernel (KASAN, lockdep, kmemleak): the subset in harness/data/debug-subset"
-	DEBUG_BUILT=$(bg_built debug) "$H/debug.sh" subset || rc=1
+	built=$(bg_built debug)
+	took "waiting for the debug kernel"
+	DEBUG_BUILT=$built "$H/debug.sh" subset || rc=1
+	took "debug subset"
 	runs+=("$BUILD/logs-debug/results")
 	[ -f "$BUILD/logs-debug-2/results" ] && runs+=("$BUILD/logs-debug-2/results")
 fi
@@ -104,6 +144,7 @@ fi
 
 # the background builds' results join the plain kernel's host checks
 wait "$bg_pid"
+took "waiting for the background builds"
 for c in noinet e1000e-only; do
 	if [ "$(cat "$bg-$c.rc" 2>/dev/null)" = 0 ]; then
 		say "host check build-$c (background): $(tail -n 1 "$LOGS/build-$c.log")"
@@ -126,5 +167,6 @@ if grep -qs '^FAIL' "${runs[@]}"; then
 	rc=1
 fi
 grep -qs '^PASS' "${runs[@]}" || rc=1
+(IFS=,; echo "time: ${times[*]}") | sed 's/,/, /g'
 summary "${runs[@]}"
 exit $rc

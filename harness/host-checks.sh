@@ -1,13 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Checks that run on the host before the VM; results go to
-# build/logs/host-results in the format run-kselftests.sh reports.
+# build/logs/host-results (or $HOST_RESULTS) in the format
+# run-kselftests.sh reports.
 # HOST_CHECKS_SKIP names checks the caller runs itself (check.sh runs
 # build-noinet in the background).
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$LOGS"
-out=$LOGS/host-results
+# HOST_RESULTS: where the results go (check.sh runs these checks beside
+# the kernel's suite and adds their results to its own afterwards)
+out=${HOST_RESULTS:-$LOGS/host-results}
 : > "$out"
 
 for c in $(grep -v '^#' "$REPO/harness/data/host-checks" | xargs); do

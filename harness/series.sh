@@ -172,12 +172,15 @@ done
 git -C "$VERIFY" diff --quiet HEAD "$(git -C "$SRC" rev-parse HEAD)" ||
 	die "git am result differs from build/src"
 
+# checkpatch, one patch per process on every CPU: a failing patch's
+# report is followed by its name
 fail=0
-for f in $(ls "$OUT"/*/*.patch | grep -v '/0000-'); do
-	(cd "$SRC" && scripts/checkpatch.pl --strict --quiet --color=never \
-		--ignore FILE_PATH_CHANGES \
-		--typedefsfile "$REPO/harness/data/checkpatch-typedefs" "$f") || { echo "  ^ $(basename "$f")"; fail=1; }
-done
+ls "$OUT"/*/*.patch | grep -v '/0000-' |
+	(cd "$SRC" && xargs -P "$(nproc)" -I{} sh -c \
+		'out=$(scripts/checkpatch.pl --strict --quiet --color=never \
+			--ignore FILE_PATH_CHANGES --typedefsfile "$1" "$2") ||
+		 { printf "%s\n  ^ %s\n" "$out" "${2##*/}"; exit 1; }' \
+		checkpatch "$REPO/harness/data/checkpatch-typedefs" {}) || fail=1
 git -C "$SRC" worktree remove --force "$VERIFY"
 git -C "$SRC" worktree remove --force "$WT"
 [ $fail = 0 ] || die "checkpatch --strict found problems in the series"

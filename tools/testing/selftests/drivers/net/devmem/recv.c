@@ -156,22 +156,6 @@ TEST_F(recv, peek_hands_out_tokens_and_leaves_the_data)
 	close(fd);
 }
 
-/* Write @val to cgroup file @dir/@file; 0 or -errno. */
-static int cg_write(const char *dir, const char *file, const char *val)
-{
-	char path[PATH_MAX];
-	int fd, ret = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /* The cgroup2 hierarchy into @root, mounted at /run/devmem-cgroup2 when
  * the system has none; 0 or -errno.
  */
@@ -212,19 +196,21 @@ static int cg2_root(char *root, size_t len)
 TEST_F(recv, token_table_is_charged_to_the_memory_cgroup)
 {
 	const long most = 512 << 10;
-	char root[PATH_MAX], cg[PATH_MAX + 16];
+	char root[PATH_MAX], cg[PATH_MAX + 16], path[PATH_MAX + 48];
 	struct rx_result r;
 	int fd, status;
 	long *tokens;
 	pid_t pid, child;
-	char num[32];
 
-	if (cg2_root(root, sizeof(root)) ||
-	    cg_write(root, "cgroup.subtree_control", "+memory"))
+	if (cg2_root(root, sizeof(root)))
+		SKIP(return, "no cgroup2 hierarchy");
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
+	if (write_file(path, "+memory"))
 		SKIP(return, "no cgroup2 memory controller");
 	snprintf(cg, sizeof(cg), "%s/devmem_tokens", root);
 	ASSERT_TRUE(!mkdir(cg, 0755) || errno == EEXIST);
-	ASSERT_EQ(0, cg_write(cg, "memory.max", "1048576"));
+	snprintf(path, sizeof(path), "%s/memory.max", cg);
+	ASSERT_EQ(0, write_file(path, "%d", 1 << 20));
 	tokens = mmap(NULL, sizeof(*tokens), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, tokens);
@@ -237,8 +223,8 @@ TEST_F(recv, token_table_is_charged_to_the_memory_cgroup)
 	child = fork();
 	ASSERT_GE(child, 0);
 	if (!child) {
-		snprintf(num, sizeof(num), "%d", getpid());
-		if (cg_write(cg, "cgroup.procs", num))
+		snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+		if (write_file(path, "%d", getpid()))
 			_exit(100);
 		while (*tokens < most) {
 			devmem_recv(fd, 64 << 10, ctrl, sizeof(ctrl),
@@ -262,6 +248,39 @@ TEST_F(recv, token_table_is_charged_to_the_memory_cgroup)
 	close(fd);
 	munmap(tokens, sizeof(*tokens));
 	EXPECT_EQ(0, rmdir(cg));
+}
+
+/*
+ * Whether the kernel runs 32-bit programs: 0 when recv_compat32 ran (it
+ * prints its usage and exits 2 without arguments), -ENOEXEC when the
+ * kernel refused it (no CONFIG_IA32_EMULATION), -EIO otherwise.
+ */
+static int compat32_runs(const char *helper)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -EIO;
+	if (!pid) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		execl(helper, helper, (char *)NULL);
+		_exit(errno == ENOEXEC ? 3 : 4);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -EIO;
+	switch (WEXITSTATUS(status)) {
+	case 2:
+		return 0;
+	case 3:
+		return -ENOEXEC;
+	default:
+		return -EIO;
+	}
 }
 
 /*
@@ -289,6 +308,10 @@ TEST_F(recv, compat_32bit_reader_gets_its_fragments)
 	strcpy(strrchr(helper, '/') + 1, "recv_compat32");
 	if (access(helper, X_OK))
 		SKIP(return, "no recv_compat32: no 32-bit toolchain (gcc-multilib)");
+	re = compat32_runs(helper);
+	if (re == -ENOEXEC)
+		SKIP(return, "kernel runs no 32-bit programs (CONFIG_IA32_EMULATION)");
+	ASSERT_EQ(0, re);
 
 	fd = devmem_env_stream(&self->env, 64 << 10, &pid);
 	ASSERT_GE(fd, 0);
