@@ -19,7 +19,7 @@ void sk_devmem_tokens_commit(struct sock *sk, const u32 *tokens,
 			     struct net_iov **niovs, u32 used, u32 n);
 int sk_devmem_tokens_free(struct sock *sk, const struct dmabuf_token *ranges,
 			  unsigned int num);
-void sk_devmem_tokens_release(struct sock *sk);
+void sk_devmem_tokens_release(struct sock *sk, bool may_sleep);
 #else
 static inline int sk_devmem_tokens_free(struct sock *sk,
 					const struct dmabuf_token *ranges,
@@ -28,7 +28,7 @@ static inline int sk_devmem_tokens_free(struct sock *sk,
 	return -EOPNOTSUPP;
 }
 
-static inline void sk_devmem_tokens_release(struct sock *sk)
+static inline void sk_devmem_tokens_release(struct sock *sk, bool may_sleep)
 {
 }
 #endif

@@ -146,11 +146,13 @@ err_put:
  * @sk: the sending socket, locked, connected
  * @binding: from net_devmem_get_tx_binding()
  *
- * A route reset while connected (a new TOS, a device bound, negative
- * advice) is looked up again first, as the next transmit of any send
- * would. Called once the connection is made, so that a send on a
- * socket that is not connected fails as any send does (EPIPE,
- * ENOTCONN, the socket's error), not with a routing error.
+ * The cached route is checked first and looked up again if it was reset
+ * (a new TOS, a device bound, negative advice) or went stale (any route
+ * change), as the next transmit would: a stale route could name the
+ * binding's device when the next transmit leaves through another. Called
+ * once the connection is made, so that a send on a socket whose
+ * connection is gone fails as any send does (EPIPE, ENOTCONN, the
+ * socket's error), not with a routing error.
  *
  * Return: 0; -EHOSTUNREACH without a route, -ENODEV if the route leaves
  * through another device than the binding's, -EOPNOTSUPP if it passes an
@@ -163,8 +165,8 @@ int net_devmem_tx_check_route(struct sock *sk,
 
 	sock_owned_by_me(sk);
 
-	if (!__sk_dst_get(sk) &&
-	    inet_csk(sk)->icsk_af_ops->rebuild_header(sk))
+	/* checks the cached route, cheap while it holds */
+	if (inet_csk(sk)->icsk_af_ops->rebuild_header(sk))
 		return -EHOSTUNREACH;
 	dst = __sk_dst_get(sk);
 	if (!dst || !dst->dev)

@@ -26,6 +26,7 @@
  * socket is closed or destroyed, when no other thread can reach it.
  */
 #include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uio.h>
@@ -36,12 +37,6 @@
 
 #include <trace/events/devmem.h>
 
-/* Tokens one socket can hold, as upstream: token numbers stay positive
- * ints. The slot table (8 bytes a token, 16 GiB at most) is charged to
- * the receiver's memory cgroup, which bounds it first.
- */
-#define SK_DEVMEM_MAX_TOKENS	BIT(31)
-
 #define SLOT_FREE		1UL
 #define SLOT_END		((unsigned long)U32_MAX)
 
@@ -49,10 +44,20 @@
 #define SLOT_CHUNK_SHIFT	ilog2(SLOTS_PER_CHUNK)
 #define SLOT_CHUNK_MASK		(SLOTS_PER_CHUNK - 1)
 
+/* Tokens one socket can hold: a whole number of chunks, so that the
+ * largest token (the table's size) stays a positive int, as upstream's
+ * do. The slot table (8 bytes a token, 16 GiB at most) is charged to
+ * the receiver's memory cgroup, which bounds it first.
+ */
+#define SK_DEVMEM_MAX_TOKENS	(BIT(31) - SLOTS_PER_CHUNK)
+
 struct sk_devmem_tokens {
 	spinlock_t lock;	/* protects everything below */
 	u32 size;		/* slots allocated, a multiple of SLOTS_PER_CHUNK */
-	u32 used;		/* slots holding a net_iov */
+	u32 used;		/* slots holding a net_iov; read without the
+				 * lock by the socket lock holder, for whom
+				 * it can only fall
+				 */
 	u32 free_head;		/* first free slot, or SLOT_END */
 	/* chunk pointers: the first size / SLOTS_PER_CHUNK are in use. Only
 	 * the socket lock holder grows it; entries past size are unused
@@ -113,15 +118,20 @@ static int sk_devmem_tokens_reserve(struct sk_devmem_tokens *store, u32 n)
 	unsigned long **dir = store->chunks, **old_dir = NULL;
 	u32 have = store->size / SLOTS_PER_CHUNK;
 	u32 dir_size = store->dir_size;
-	u32 size, want, c, i;
+	u32 size, want, used, c, i;
 	unsigned long *last;
 
-	if (store->size - store->used >= n)
+	/* One snapshot: DONTNEED may lower it meanwhile, which only leaves
+	 * more room than counted. Reading it twice could see two values and
+	 * size the table below the slots in use.
+	 */
+	used = READ_ONCE(store->used);
+	if (store->size - used >= n)
 		return 0;
 
-	if (store->used + n > SK_DEVMEM_MAX_TOKENS)
+	if ((u64)used + n > SK_DEVMEM_MAX_TOKENS)
 		return -ENOBUFS;
-	size = round_up(store->used + n, SLOTS_PER_CHUNK);
+	size = round_up(used + n, SLOTS_PER_CHUNK);
 	want = size / SLOTS_PER_CHUNK;
 
 	if (want > dir_size) {
@@ -230,7 +240,7 @@ void sk_devmem_tokens_commit(struct sock *sk, const u32 *tokens,
 	spin_lock_bh(&store->lock);
 	for (i = 0; i < used; i++)
 		*slot_ptr(store, tokens[i] - 1) = (unsigned long)niovs[i];
-	store->used += used;
+	WRITE_ONCE(store->used, store->used + used);
 	/* in reverse, so that they come out in the same order next time */
 	for (i = n; i-- > used;)
 		sk_devmem_slot_push(store, tokens[i] - 1);
@@ -261,7 +271,7 @@ static u32 sk_devmem_chunk_free(struct sk_devmem_tokens *store, u32 first,
 		freed++;
 	}
 	store->free_head = head;
-	store->used -= freed;
+	WRITE_ONCE(store->used, store->used - freed);
 	return freed;
 }
 
@@ -323,11 +333,15 @@ out:
 /**
  * sk_devmem_tokens_release() - give back every token of a socket
  * @sk: socket being closed or destroyed, locked or no longer reachable
+ * @may_sleep: the caller may sleep; close() does. The table can hold
+ *	millions of tokens (peeks hand out new ones for the same data):
+ *	then it reschedules between chunks.
  *
  * Called on close(), when user space can no longer return tokens, and
- * again (finding nothing) when the socket is destroyed.
+ * again (finding nothing) when the socket is destroyed, which can be in
+ * softirq context.
  */
-void sk_devmem_tokens_release(struct sock *sk)
+void sk_devmem_tokens_release(struct sock *sk, bool may_sleep)
 {
 	struct sk_devmem_tokens *store = sk->sk_devmem_tokens;
 	u32 c, i;
@@ -344,6 +358,8 @@ void sk_devmem_tokens_release(struct sock *sk)
 				page_pool_unref_net_iov((struct net_iov *)v);
 		}
 		kfree(store->chunks[c]);
+		if (may_sleep)
+			cond_resched();
 	}
 
 	sk->sk_devmem_tokens = NULL;

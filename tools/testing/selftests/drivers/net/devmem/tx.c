@@ -675,6 +675,34 @@ TEST_F(tx, route_reset_while_connected_is_looked_up_again)
 }
 
 /*
+ * A route change while connected leaves the cached route in place but
+ * stale: the next transmit looks it up again. A route to the peer
+ * through loopback, more specific than the binding device's: the send
+ * from device memory is refused with ENODEV, as on a connection made
+ * through another device, and nothing of it goes out; with the route
+ * gone, the next send leaves through the binding's device, intact. The
+ * stale route used to pass the check and the send was accepted, its
+ * segments dropped at the other device.
+ */
+TEST_F(tx, route_changed_while_connected_is_checked_again)
+{
+	struct iovec first[] = { IOV(0, 1000) }, next[] = { IOV(5000, 700) };
+	int ret;
+
+	ASSERT_EQ(1000, devmem_sendmsg(self->fd, self->id, 4, first, 1,
+				       MSG_ZEROCOPY));
+	ASSERT_EQ(0, peer_check(self->peer, first, 1));
+	ASSERT_EQ(0, run("ip route add %s/32 dev lo", PEER_ADDR));
+	ret = devmem_sendmsg(self->fd, self->id, 4, next, 1, MSG_ZEROCOPY);
+	EXPECT_EQ(0, run("ip route del %s/32 dev lo", PEER_ADDR));
+	EXPECT_EQ(-ENODEV, ret);
+	EXPECT_EQ(700, devmem_sendmsg(self->fd, self->id, 4, next, 1,
+				      MSG_ZEROCOPY));
+	EXPECT_EQ(0, peer_check(self->peer, next, 1));
+	EXPECT_EQ(0, reap(self->fd, 2));
+}
+
+/*
  * A connection taken down with connect(AF_UNSPEC), which drops its
  * route: a send from device memory fails as a plain send on another
  * connection taken down the same way, not with a routing error.
