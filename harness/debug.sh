@@ -15,9 +15,9 @@
 # what the debug kernel is for); the fuzzer sends FUZZ_NL_MSGS (default
 # 10,000 there, 100,000 on the plain kernel) netlink messages, the remote
 # peer's fuzzer plays PEER_FUZZ_ROUNDS connections (1 there, 4 on the
-# plain kernel). In the subset, e1000e_rx.sh and devmem_tx.sh leave the
-# streams that only vary sizes, families and senders to the plain kernel
-# (DEVMEM_STREAMS=0) and keep their lifetimes.
+# plain kernel). In the subset (C programs only: data/debug-subset says
+# why), large_niov leaves the streams that only vary sizes,
+# families and senders to the plain kernel (DEVMEM_STREAMS=0).
 # It boots without udev (VM_UDEV=0, harness/vm.sh): about 85 s of its
 # boot under TCG, and nothing in the suite needs it.
 # lib.sh derives the object, kselftest and log paths from VARIANT
