@@ -124,16 +124,14 @@ record_build()
 	mv "$CONFIGS_BUILT.new" "$CONFIGS_BUILT"
 }
 
-# say <message>: a step. Under .ci/run (DEVMEM_T0, the epoch it began),
-# prefixed with the minutes and seconds since then, so the CI log shows
-# where its time goes.
 # mmss <seconds>: "m:ss"
 mmss() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
 
+# say <message>: a step. Under .ci/run (DEVMEM_T0, the epoch it began),
+# prefixed with the minutes and seconds since then, so the CI log shows
+# where its time goes.
 say()
 {
-	local t
-
 	if [ -n "${DEVMEM_T0:-}" ]; then
 		printf '==> [%s] %s\n' "$(mmss $(($(date +%s) - DEVMEM_T0)))" "$*"
 	else
