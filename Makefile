@@ -3,7 +3,7 @@
 
 H := harness
 
-.PHONY: help deps rebase debian-config tree kernel tools checkpatch check check-full check-debug test vm quilt series demo bench deb system-test vm-bundle vm-bundle-test clean
+.PHONY: help deps rebase debian-config tree kernel tools checkpatch check check-full check-debug test vm quilt series demo bench deb system-test vm-bundle vm-bundle-test fuzz clean
 
 help:
 	@echo "make deps        install missing apt packages and virtme-ng (venv in build/)"
@@ -32,6 +32,8 @@ help:
 	@echo "make vm-bundle   build/vm-bundle: QEMU with its libraries, the kernel, a guest root, for a"
 	@echo "                 machine with /dev/kvm and no QEMU (VM_BUNDLE=build/vm-bundle harness/bench.sh)"
 	@echo "make vm-bundle-test  the bundle booted here under TCG: hdsim and e1000e receive through it"
+	@echo "make fuzz        syzkaller (SYZKALLER_SRC=<its repository> the first time) against a"
+	@echo "                 KCOV + KASAN kernel for FUZZ_MIN minutes (60); coverage of our files"
 	@echo "make clean       remove build/ (keeps the ccache)"
 
 deps:
@@ -94,6 +96,10 @@ vm-bundle: tools
 
 vm-bundle-test: vm-bundle
 	@$(H)/vm-bundle-test.sh
+
+# Not part of make check: hours of CPU, and syzkaller's source from outside.
+fuzz: tools
+	@$(H)/fuzz.sh
 
 clean:
 	rm -rf build

@@ -43,6 +43,14 @@ elif [ "$VARIANT" = noinet ]; then
 	KST=$BUILD/kselftest-noinet
 	FRAGMENT=$REPO/config/noinet.config
 	LOCALVERSION=-devmem-noinet
+elif [ "$VARIANT" = fuzz ]; then
+	# the debug kernel with KCOV and DWARF, booted by syzkaller
+	# (harness/fuzz.sh, make fuzz)
+	OBJ=$BUILD/obj-fuzz
+	LOGS=$BUILD/logs-fuzz
+	KST=$BUILD/kselftest-fuzz
+	FRAGMENT="$REPO/config/devmem.config $REPO/config/memcg.config $REPO/config/debug.config $REPO/config/fuzz.config"
+	LOCALVERSION=-devmem-fuzz
 elif [ "$VARIANT" = e1000e-only ]; then
 	# built, never booted: e1000e as the only user of page_pool
 	# (harness/build-e1000e-only.sh)
