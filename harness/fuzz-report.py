@@ -124,7 +124,7 @@ def main():
     for title, n in found:
         print("  %s (%d log(s))" % (title, n))
 
-    print("coverage of our files (lines reached / lines with code):")
+    print("coverage of our files (lines reached / lines of the file, syz-manager's TotalLines):")
     groups = {}
     for name, group, c, t in rows:
         mark = "" if t else "  (no coverage data)"
