@@ -62,6 +62,12 @@ mount --bind $state/shadow /etc/shadow
 # link type it tries) fails at once instead of running modprobe over 9p.
 echo > /proc/sys/kernel/modprobe
 
+# Huge pages for the programs' udmabufs: a 4 MiB udmabuf of a plain memfd
+# faults in 1,024 pages, about 377,000 kernel PCs of coverage, and the
+# executor's output (6 MiB for coverage and signal) overflows, so the whole
+# program is lost. Of a hugetlb memfd (MFD_HUGETLB) it is two 2 MiB pages.
+echo 64 > /proc/sys/vm/nr_hugepages
+
 ip link set lo up
 
 # port_of <hdsim id> <dev_port>: the netdev of that port

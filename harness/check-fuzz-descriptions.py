@@ -38,7 +38,7 @@ REUSED = {
 }
 # syzkaller's resources that our checked layouts embed, all int32 based
 REUSED_RESOURCES = {'fd', 'sock', 'sock_tcp', 'sock_tcp6', 'ifindex',
-                    'fd_dma_buf', 'fd_io_uring'}
+                    'fd_dma_buf', 'fd_io_uring', 'fd_memfd'}
 INTS = {'int8': 1, 'int16': 2, 'int32': 4, 'int64': 8, 'intptr': 8,
         'int16be': 2, 'int32be': 4, 'int64be': 8}
 PTRS = {'ptr', 'ptr64', 'vma', 'vma64'}
@@ -186,8 +186,12 @@ class Layout:
             self.res.update(d.resources)
 
     def int_size(self, name):
-        base = re.match(r'(int\d+(?:be)?|intptr)', name)
-        return INTS.get(base.group(1)) if base else None
+        # boolN is syzkaller's intN that takes 0 or 1
+        base = re.match(r'(?:b(?:ool)?)?(int\d+(?:be)?|intptr|\d+)', name)
+        if not base:
+            return None
+        size = base.group(1)
+        return INTS.get(size if size.startswith('int') else f'int{size}')
 
     def resolve(self, t):
         """Return (size, align) of a type expression."""

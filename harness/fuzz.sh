@@ -128,7 +128,7 @@ cfg = {
         "recvmsg\$netdev_bind_reply",
         "syz_genetlink_get_family_id\$ethtool", "sendmsg\$ETHTOOL_MSG_*",
         "memfd_create", "ftruncate", "fcntl\$addseals",
-        "openat\$udambuf", "ioctl\$UDMABUF_CREATE", "ioctl\$UDMABUF_CREATE_LIST",
+        "openat\$udambuf", "ioctl\$UDMABUF_CREATE*",
         "socket\$inet_tcp", "socket\$inet6_tcp", "connect\$devmem_peer_*",
         "ioctl\$sock_SIOCGIFINDEX_hdsim", "recvmsg\$devmem_*",
         "setsockopt\$SO_DEVMEM_DONTNEED_*", "sendmsg\$devmem_tx_*",
