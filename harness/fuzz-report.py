@@ -8,7 +8,13 @@ Reads, in the fuzz directory (build/fuzz): filecover.csv (syz-manager's
 as an argument. Writes coverage.csv and coverage.png there and prints the
 report: executions, corpus, crashes, and the coverage of each of our
 files, with the three groups the issue sets a goal for (zcrx, devmem,
-netdev-genl: 60 % of their lines).
+netdev-genl: 60 %).
+
+The share is of coverage points: the KCOV call sites the compiler put in
+a file (TotalPCs), about one per basic block, of which the run reached
+CoveredPCs. syz-manager's TotalLines is the length of the file, comments
+and blank lines included, not its executable lines, so the lines reached
+are printed as a count beside it, not as a share.
 
 usage: fuzz-report.py FUZZ_DIR MINUTES "HEARTBEAT"
 """
@@ -36,29 +42,32 @@ OURS = [
 GOAL = 60.0
 
 
+FIELDS = ("CoveredPCs", "TotalPCs", "CoveredLines", "TotalLines")
+
+
 def read_cover(path):
-    """{file: (covered lines, total lines)} of the files syzkaller saw."""
+    """{file: (covered PCs, total PCs, covered lines, file length)}."""
     cover = {}
     if not os.path.exists(path):
         return cover
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
             try:
-                cover[row["Filename"]] = (int(row["CoveredLines"]),
-                                          int(row["TotalLines"]))
+                cover[row["Filename"]] = tuple(int(row[k]) for k in FIELDS)
             except (KeyError, ValueError):
                 continue
     return cover
 
 
 def ours(cover):
-    """[(name, group, covered, total)], a directory summed over its files."""
+    """[(name, group, pcs, total pcs, lines, file lines)], a directory
+    summed over its files."""
     rows = []
     for name, group in OURS:
         hit = [v for k, v in cover.items()
                if k == name or (name.endswith("/") and k.startswith(name))]
-        rows.append((name, group, sum(c for c, _ in hit),
-                     sum(t for _, t in hit)))
+        rows.append((name, group) +
+                    tuple(sum(v[i] for v in hit) for i in range(4)))
     return rows
 
 
@@ -97,7 +106,7 @@ def picture(rows, path):
     ax.barh(names[::-1], vals[::-1], color="tab:blue")
     ax.axvline(GOAL, color="tab:red", linestyle="--", label="goal %d %%" % GOAL)
     ax.set_xlim(0, 100)
-    ax.set_xlabel("lines reached by syzkaller (%)")
+    ax.set_xlabel("coverage points (KCOV call sites) reached by syzkaller (%)")
     ax.legend(loc="lower right")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -109,9 +118,10 @@ def main():
     rows = ours(read_cover(os.path.join(fz, "filecover.csv")))
     with open(os.path.join(fz, "coverage.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["file", "group", "covered_lines", "total_lines", "percent"])
-        for name, group, c, t in rows:
-            w.writerow([name, group, c, t, "%.1f" % pct(c, t)])
+        w.writerow(["file", "group", "covered_pcs", "total_pcs", "percent_pcs",
+                    "covered_lines", "file_lines"])
+        for name, group, c, t, lc, lt in rows:
+            w.writerow([name, group, c, t, "%.1f" % pct(c, t), lc, lt])
 
     stats = dict(re.findall(r"([a-z][a-z ]*?)=(\S+)", beat))
     print("fuzz report: %s min of syzkaller" % minutes)
@@ -124,11 +134,13 @@ def main():
     for title, n in found:
         print("  %s (%d log(s))" % (title, n))
 
-    print("coverage of our files (lines reached / lines of the file, syz-manager's TotalLines):")
+    print("coverage of our files: coverage points reached / in the file, and"
+          " lines reached (of the file's length)")
     groups = {}
-    for name, group, c, t in rows:
-        mark = "" if t else "  (no coverage data)"
-        print("  %-30s %6d / %-6d %5.1f %%%s" % (name, c, t, pct(c, t), mark))
+    for name, group, c, t, lc, lt in rows:
+        mark = "" if t else "  (no code: no coverage points)"
+        print("  %-30s %5d / %-5d %5.1f %%   lines %4d (of %d)%s"
+              % (name, c, t, pct(c, t), lc, lt, mark))
         if group:
             g = groups.setdefault(group, [0, 0])
             g[0] += c
