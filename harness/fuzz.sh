@@ -200,6 +200,11 @@ curl -s -m 1200 -o "$FZ/filecover.csv" \
 curl -s -m 60 -o "$FZ/stats.html" "http://127.0.0.1:$FUZZ_HTTP_PORT/stats" || true
 stop_manager
 trap - EXIT
+# syz-db packs a seed it cannot parse without a word; syz-manager drops
+# it from the corpus with one line of its log
+if grep -aq 'broken programs in the corpus: [1-9]' "$log"; then
+	warn "syz-manager dropped corpus programs it could not parse (fuzz/seeds?): $(grep -a 'broken programs in the corpus' "$log" | head -n 1)"
+fi
 if ! "$VENV/bin/python" -c "import matplotlib" 2>/dev/null; then
 	say "pip: installing matplotlib into $VENV for the picture"
 	"$VENV/bin/pip" install -q matplotlib || warn "no matplotlib: no picture"
