@@ -187,11 +187,9 @@ class Layout:
 
     def int_size(self, name):
         # boolN is syzkaller's intN that takes 0 or 1
-        base = re.match(r'(?:b(?:ool)?)?(int\d+(?:be)?|intptr|\d+)', name)
-        if not base:
-            return None
-        size = base.group(1)
-        return INTS.get(size if size.startswith('int') else f'int{size}')
+        name = re.sub(r'^bool(\d+)$', r'int\1', name)
+        base = re.match(r'(int\d+(?:be)?|intptr)', name)
+        return INTS.get(base.group(1)) if base else None
 
     def resolve(self, t):
         """Return (size, align) of a type expression."""
