@@ -19,11 +19,13 @@
 #include <linux/cred.h>
 #include <linux/device.h>
 #include <linux/dma-buf.h>
+#include <linux/hashtable.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/scatterlist.h>
+#include <linux/stringify.h>
 #include <net/netdev_queues.h>
 #include <net/netdev_rx_queue.h>
 #include <net/netlink.h>
@@ -46,6 +48,31 @@ static const struct memory_provider_ops dmabuf_devmem_ops;
  */
 static LIST_HEAD(net_devmem_tx_bindings);
 static DEFINE_SPINLOCK(net_devmem_tx_lock);	/* protects the list */
+
+/* The most bindings one netlink socket may own: each pins a dmabuf and
+ * keeps it mapped until the socket goes.
+ */
+#define NET_DEVMEM_SOCK_MAX_BINDINGS	256
+
+/* The bindings of one netlink socket, found by the socket: its release
+ * unbinds them (net_devmem_unbind_owned()), and the release of a socket
+ * that owns none takes no lock but this table's. @sk is only compared,
+ * never dereferenced: the release removes the entry before the socket is
+ * freed, so no other socket has its address while the entry exists.
+ */
+struct net_devmem_owner {
+	struct hlist_node node;
+	const struct sock *sk;
+	struct list_head bindings;
+	unsigned int count;
+};
+
+/* Changed under RTNL and the lock, read under the lock alone; the count
+ * of entries is read without it first.
+ */
+static DEFINE_HASHTABLE(net_devmem_owners, 10);
+static DEFINE_SPINLOCK(net_devmem_owners_lock);
+static unsigned int net_devmem_nr_owners;
 
 /* The exporter (or P2PDMA) refused: device memory the device cannot write */
 #define NO_P2P_PATH_MSG	"No peer-to-peer DMA path between the device and the dmabuf's memory"
@@ -246,10 +273,12 @@ static int net_devmem_init_area(struct net_devmem_dmabuf_binding *binding,
 	binding->area.shift = ilog2(rx_page_size);
 	binding->area.num_niovs = size / rx_page_size;
 	binding->area.niovs = kvcalloc(binding->area.num_niovs,
-				       sizeof(struct net_iov), GFP_KERNEL | __GFP_NOWARN);
+				       sizeof(struct net_iov),
+				       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (binding->direction == DMA_FROM_DEVICE)
 		binding->free_stack = kvmalloc_array(binding->area.num_niovs,
-						     sizeof(u32), GFP_KERNEL | __GFP_NOWARN);
+						     sizeof(u32),
+						     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!binding->area.niovs ||
 	    (binding->direction == DMA_FROM_DEVICE && !binding->free_stack))
 		return -ENOMEM;
@@ -284,8 +313,10 @@ static int net_devmem_init_area(struct net_devmem_dmabuf_binding *binding,
  *
  * The binding gets its id right away but is not bound to any queue yet;
  * for RX the caller binds queues with net_devmem_bind_dmabuf_to_queue().
- * The caller sets the owner before it releases RTNL. Every DMA segment
- * of the mapping must start and end on a multiple of @rx_page_size.
+ * The caller gives it to its owner, net_devmem_set_owner(), before it
+ * releases RTNL. Its memory is charged to the caller's memory cgroup.
+ * Every DMA segment of the mapping must start and end on a multiple of
+ * @rx_page_size.
  * A TX binding records the caller's credentials and the device's network
  * namespace before its id is published: who may send from it.
  *
@@ -315,7 +346,7 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 		return ERR_CAST(dmabuf);
 	}
 
-	binding = kzalloc_node(sizeof(*binding), GFP_KERNEL,
+	binding = kzalloc_node(sizeof(*binding), GFP_KERNEL_ACCOUNT,
 			       dev_to_node(&dev->dev));
 	if (!binding) {
 		err = -ENOMEM;
@@ -351,7 +382,7 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 
 	err = xa_alloc_cyclic(&net_devmem_dmabuf_bindings, &binding->id,
 			      binding, xa_limit_32b, &net_devmem_next_id,
-			      GFP_KERNEL);
+			      GFP_KERNEL_ACCOUNT);
 	if (err < 0)
 		goto err_free_area;
 	binding->area.id = binding->id;
@@ -418,7 +449,7 @@ int net_devmem_bind_dmabuf_to_queue(struct net_device *dev, u32 rxq_idx,
 
 	err = xa_alloc(&binding->bound_rxqs, &xa_idx,
 		       __netif_get_rx_queue(dev, rxq_idx), xa_limit_32b,
-		       GFP_KERNEL);
+		       GFP_KERNEL_ACCOUNT);
 	if (err)
 		goto err_close_rxq;
 
@@ -427,6 +458,114 @@ int net_devmem_bind_dmabuf_to_queue(struct net_device *dev, u32 rxq_idx,
 err_close_rxq:
 	netif_mp_close_rxq(dev, rxq_idx, &p);
 	return err;
+}
+
+static struct net_devmem_owner *net_devmem_owner_find(const struct sock *sk)
+{
+	struct net_devmem_owner *owner;
+
+	lockdep_assert_held(&net_devmem_owners_lock);
+
+	hash_for_each_possible(net_devmem_owners, owner, node,
+			       (unsigned long)sk)
+		if (owner->sk == sk)
+			return owner;
+	return NULL;
+}
+
+/**
+ * net_devmem_owner_check() - may a socket own one more binding?
+ * @sk: the netlink socket asking for a binding
+ * @extack: netlink extended ack
+ *
+ * Context: RTNL held, which keeps the answer until the binding is owned.
+ * Return: 0, or -ENOSPC if @sk owns NET_DEVMEM_SOCK_MAX_BINDINGS already.
+ */
+int net_devmem_owner_check(const struct sock *sk,
+			   struct netlink_ext_ack *extack)
+{
+	struct net_devmem_owner *owner;
+	unsigned int count;
+
+	ASSERT_RTNL();
+
+	spin_lock(&net_devmem_owners_lock);
+	owner = net_devmem_owner_find(sk);
+	count = owner ? owner->count : 0;
+	spin_unlock(&net_devmem_owners_lock);
+
+	if (count >= NET_DEVMEM_SOCK_MAX_BINDINGS) {
+		NL_SET_ERR_MSG(extack,
+			       "this socket owns the most bindings a socket may ("
+			       __stringify(NET_DEVMEM_SOCK_MAX_BINDINGS) ")");
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/**
+ * net_devmem_set_owner() - give a new binding to the socket that asked
+ * @binding: a binding from net_devmem_bind_dmabuf(), not yet owned
+ * @sk: the netlink socket that asked for it
+ *
+ * The binding is unbound when @sk is released: net_devmem_unbind_owned().
+ *
+ * Context: RTNL held.
+ * Return: 0, or -ENOMEM; the caller then unbinds @binding.
+ */
+int net_devmem_set_owner(struct net_devmem_dmabuf_binding *binding,
+			 const struct sock *sk)
+{
+	struct net_devmem_owner *owner, *new = NULL;
+
+	ASSERT_RTNL();
+
+	spin_lock(&net_devmem_owners_lock);
+	owner = net_devmem_owner_find(sk);
+	spin_unlock(&net_devmem_owners_lock);
+	/* RTNL orders every change: no entry for @sk can appear meanwhile */
+	if (!owner) {
+		new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+		if (!new)
+			return -ENOMEM;
+		new->sk = sk;
+		INIT_LIST_HEAD(&new->bindings);
+		owner = new;
+	}
+
+	spin_lock(&net_devmem_owners_lock);
+	if (new) {
+		hash_add(net_devmem_owners, &new->node, (unsigned long)sk);
+		WRITE_ONCE(net_devmem_nr_owners, net_devmem_nr_owners + 1);
+	}
+	list_add_tail(&binding->owner_list, &owner->bindings);
+	owner->count++;
+	binding->owner = owner;
+	spin_unlock(&net_devmem_owners_lock);
+
+	return 0;
+}
+
+/* Take @binding from its owner; the owner's last binding frees it. */
+static void net_devmem_owner_drop(struct net_devmem_dmabuf_binding *binding)
+{
+	struct net_devmem_owner *owner = binding->owner;
+
+	if (!owner)
+		return;
+
+	spin_lock(&net_devmem_owners_lock);
+	list_del(&binding->owner_list);
+	if (--owner->count) {
+		owner = NULL;
+	} else {
+		hash_del(&owner->node);
+		WRITE_ONCE(net_devmem_nr_owners, net_devmem_nr_owners - 1);
+	}
+	spin_unlock(&net_devmem_owners_lock);
+
+	binding->owner = NULL;
+	kfree(owner);
 }
 
 /**
@@ -446,6 +585,7 @@ void net_devmem_unbind_dmabuf(struct net_devmem_dmabuf_binding *binding)
 
 	ASSERT_RTNL();
 
+	net_devmem_owner_drop(binding);
 	xa_erase(&net_devmem_dmabuf_bindings, binding->id);
 
 	xa_for_each(&binding->bound_rxqs, xa_idx, rxq) {
@@ -472,18 +612,58 @@ void net_devmem_unbind_dmabuf(struct net_devmem_dmabuf_binding *binding)
 void net_devmem_unbind_owned(const struct sock *sk)
 {
 	struct net_devmem_dmabuf_binding *binding;
-	unsigned long id;
+	struct net_devmem_owner *owner;
 
 	ASSERT_RTNL();
 
-	xa_for_each(&net_devmem_dmabuf_bindings, id, binding) {
-		if (binding->owner == sk)
-			net_devmem_unbind_dmabuf(binding);
+	/* Each unbind takes one binding off the list, the last one frees
+	 * the entry: look it up again every time.
+	 */
+	for (;;) {
+		spin_lock(&net_devmem_owners_lock);
+		owner = net_devmem_owner_find(sk);
+		binding = owner ? list_first_entry(&owner->bindings,
+						   typeof(*binding),
+						   owner_list) : NULL;
+		spin_unlock(&net_devmem_owners_lock);
+		if (!binding)
+			break;
+		net_devmem_unbind_dmabuf(binding);
 	}
+}
+
+/**
+ * net_devmem_owns_bindings() - does a netlink socket own bindings?
+ * @sk: the socket, being released
+ *
+ * Asked on the release of every generic netlink socket: RTNL is taken
+ * only for a socket that owns something. The socket's own binds were
+ * done before its last reference went, so a count of 0 read without the
+ * lock is the truth for it.
+ *
+ * Return: true if @sk created a binding it still owns.
+ */
+bool net_devmem_owns_bindings(const struct sock *sk)
+{
+	bool owns;
+
+	if (!READ_ONCE(net_devmem_nr_owners))
+		return false;
+
+	spin_lock(&net_devmem_owners_lock);
+	owns = net_devmem_owner_find(sk);
+	spin_unlock(&net_devmem_owners_lock);
+
+	return owns;
 }
 
 /* A TX binding is on no queue, so no queue uninstall tells it that its
  * device goes away: forget the device here, as uninstall does for RX.
+ *
+ * A move to another netns sends NETDEV_UNREGISTER too, but leaves the
+ * device registered: the binding keeps it. While the device is in the
+ * other netns, the binding's netns check and the route check refuse
+ * every send; when it comes back, the binding works again.
  */
 static int net_devmem_netdev_event(struct notifier_block *nb,
 				   unsigned long event, void *ptr)
@@ -491,7 +671,7 @@ static int net_devmem_netdev_event(struct notifier_block *nb,
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	struct net_devmem_dmabuf_binding *binding;
 
-	if (event != NETDEV_UNREGISTER)
+	if (event != NETDEV_UNREGISTER || dev->reg_state == NETREG_REGISTERED)
 		return NOTIFY_DONE;
 
 	/* binding->dev is written under RTNL; the lock keeps the list */
@@ -535,12 +715,6 @@ struct net_devmem_dmabuf_binding *net_devmem_lookup_dmabuf(u32 id)
 	xa_unlock(&net_devmem_dmabuf_bindings);
 
 	return binding;
-}
-
-/* Cheap check before taking RTNL on every generic netlink socket close. */
-bool net_devmem_has_bindings(void)
-{
-	return !xa_empty(&net_devmem_dmabuf_bindings);
 }
 
 /* Memory provider ops: the binding feeds page pools with net_iovs. */

@@ -14,6 +14,7 @@
 
 struct cred;
 struct device;
+struct net_devmem_owner;
 struct dma_buf;
 struct dma_buf_attachment;
 struct netlink_ext_ack;
@@ -39,9 +40,9 @@ struct sg_table;
  * @ref: one for the netlink owner, one per page pool using the binding
  * @bound_rxqs: the RX queues using the binding. RTNL.
  * @id: user-visible id, from 1
- * @owner: the netlink socket that created the binding; only compared,
- *	never dereferenced. Its release unbinds the binding before the
- *	socket can be freed, so no other socket can have its address then.
+ * @owner: the bindings of the netlink socket that created this one, set
+ *	once the binding is complete; NULL before and after. RTNL.
+ * @owner_list: entry in @owner's list of bindings. RTNL.
  * @tx_cred: (TX only) the credentials of the task that sent bind-tx,
  *	held until the binding is freed; with @tx_net_cookie, who may send
  *	from the binding (net_devmem_get_tx_binding())
@@ -67,7 +68,8 @@ struct net_devmem_dmabuf_binding {
 	struct xarray bound_rxqs;
 	u32 id;
 
-	const struct sock *owner;
+	struct net_devmem_owner *owner;
+	struct list_head owner_list;
 	const struct cred *tx_cred;
 	u64 tx_net_cookie;
 
@@ -85,8 +87,12 @@ int net_devmem_bind_dmabuf_to_queue(struct net_device *dev, u32 rxq_idx,
 				    struct net_devmem_dmabuf_binding *binding,
 				    struct netlink_ext_ack *extack);
 void net_devmem_unbind_dmabuf(struct net_devmem_dmabuf_binding *binding);
+int net_devmem_owner_check(const struct sock *sk,
+			   struct netlink_ext_ack *extack);
+int net_devmem_set_owner(struct net_devmem_dmabuf_binding *binding,
+			 const struct sock *sk);
 void net_devmem_unbind_owned(const struct sock *sk);
-bool net_devmem_has_bindings(void);
+bool net_devmem_owns_bindings(const struct sock *sk);
 void net_devmem_dmabuf_binding_get(struct net_devmem_dmabuf_binding *binding);
 void net_devmem_dmabuf_binding_put(struct net_devmem_dmabuf_binding *binding);
 struct net_devmem_dmabuf_binding *net_devmem_lookup_dmabuf(u32 id);

@@ -282,8 +282,9 @@ static struct net_device *netdev_nl_bind_dev(struct genl_info *info)
 
 /* Runs @bind on the device the request names and replies with the id of
  * the binding it made, which belongs to the requesting socket from then on
- * (released with it: netdev_nl_netlink_notify()). @bind runs under RTNL
- * and returns the binding or an ERR_PTR(), with the extack set.
+ * (released with it: netdev_nl_netlink_notify(); a socket owns at most
+ * 256). @bind runs under RTNL and returns the binding or an ERR_PTR(),
+ * with the extack set.
  */
 static int
 netdev_nl_bind(struct genl_info *info,
@@ -314,6 +315,10 @@ netdev_nl_bind(struct genl_info *info,
 		goto err_unlock;
 	}
 
+	err = net_devmem_owner_check(info->user_ptr[0], info->extack);
+	if (err)
+		goto err_unlock;
+
 	binding = bind(netdev, info);
 	if (IS_ERR(binding)) {
 		err = PTR_ERR(binding);
@@ -323,7 +328,9 @@ netdev_nl_bind(struct genl_info *info,
 	err = nla_put_u32(rsp, NETDEV_A_DMABUF_ID, binding->id);
 	if (err < 0)
 		goto err_unbind;
-	binding->owner = info->user_ptr[0];
+	err = net_devmem_set_owner(binding, info->user_ptr[0]);
+	if (err)
+		goto err_unbind;
 	genlmsg_end(rsp, hdr);
 
 	rtnl_unlock();
@@ -503,7 +510,7 @@ int netdev_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
 /* Bindings belong to the netlink socket that created them: unbind when
  * it is released (close, process exit). The port id is already free
  * then, and may belong to a new socket with bindings of its own: match
- * the socket.
+ * the socket. Only the release of a socket that owns bindings takes RTNL.
  */
 static int netdev_nl_netlink_notify(struct notifier_block *nb,
 				    unsigned long state, void *_notify)
@@ -511,7 +518,7 @@ static int netdev_nl_netlink_notify(struct notifier_block *nb,
 	struct netlink_notify *notify = _notify;
 
 	if (state != NETLINK_URELEASE || notify->protocol != NETLINK_GENERIC ||
-	    !net_devmem_has_bindings())
+	    !net_devmem_owns_bindings(notify->sk))
 		return NOTIFY_DONE;
 
 	rtnl_lock();

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -23,6 +24,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/errqueue.h>
 #include <linux/udmabuf.h>
@@ -53,6 +55,48 @@ int write_file(const char *path, const char *fmt, ...)
 	ret = ret < 0 ? -errno : 0;
 	close(fd);
 	return ret;
+}
+
+static int cgroup2_root(char *root, size_t len)
+{
+	char dev[64], dir[PATH_MAX], type[64];
+	FILE *f = fopen("/proc/mounts", "r");
+	int found = 0;
+
+	if (f) {
+		while (fscanf(f, "%63s %4095s %63s %*[^\n]", dev, dir,
+			      type) == 3) {
+			if (!strcmp(type, "cgroup2")) {
+				found = 1;
+				break;
+			}
+		}
+		fclose(f);
+	}
+	if (!found) {
+		snprintf(dir, sizeof(dir), "/run/devmem-cgroup2");
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			return -errno;
+		if (mount("none", dir, "cgroup2", 0, NULL))
+			return -errno;
+	}
+	snprintf(root, len, "%s", dir);
+	return 0;
+}
+
+int memcg_make(const char *name, char *cg, size_t len)
+{
+	char root[PATH_MAX], path[PATH_MAX + 32];
+
+	if (cgroup2_root(root, sizeof(root)))
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
+	if (write_file(path, "+memory"))
+		return -EOPNOTSUPP;
+	snprintf(cg, len, "%s/%s", root, name);
+	if (mkdir(cg, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
 }
 
 int hdsim_new(unsigned int id, unsigned int queues)

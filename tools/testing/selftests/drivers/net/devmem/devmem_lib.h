@@ -71,6 +71,12 @@
 unsigned int env_uint(const char *name, unsigned int def);
 /* Write what @fmt makes to file @path: 0 or -errno. */
 int write_file(const char *path, const char *fmt, ...);
+/*
+ * Memory cgroup @name under the cgroup2 root (mounted at
+ * /run/devmem-cgroup2 when the system has none), its path in @cg: 0,
+ * -ENOENT without cgroup2, -EOPNOTSUPP without its memory controller.
+ */
+int memcg_make(const char *name, char *cg, size_t len);
 /* The shell command @fmt makes, run: system()'s status. */
 int run(const char *fmt, ...);
 /* The number shell command @fmt prints first, or -1. */

@@ -207,18 +207,25 @@ int link_set_up(const char *ns, int ifindex)
 	return rtnl_do(ns, (struct nlmsghdr *)buf);
 }
 
+int link_set_netns_fd(const char *ns, int ifindex, int to_fd)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+
+	link_msg(buf, RTM_NEWLINK, ifindex);
+	mnl_attr_put_u32((struct nlmsghdr *)buf, IFLA_NET_NS_FD, to_fd);
+	return rtnl_do(ns, (struct nlmsghdr *)buf);
+}
+
 int link_set_netns(int ifindex, const char *to_ns)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE], path[128];
+	char path[128];
 	int fd, err;
 
 	netns_path(path, sizeof(path), to_ns);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	link_msg(buf, RTM_NEWLINK, ifindex);
-	mnl_attr_put_u32((struct nlmsghdr *)buf, IFLA_NET_NS_FD, fd);
-	err = rtnl_do(NULL, (struct nlmsghdr *)buf);
+	err = link_set_netns_fd(NULL, ifindex, fd);
 	close(fd);
 	return err;
 }

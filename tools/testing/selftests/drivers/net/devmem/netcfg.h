@@ -25,6 +25,8 @@ int netns_leave(int home_fd);
 /* @ns: namespace to act in, NULL for the caller's. */
 int link_set_up(const char *ns, int ifindex);
 int link_set_netns(int ifindex, const char *to_ns);
+/* Move @ifindex, a link of @ns, to the namespace open as @to_fd. */
+int link_set_netns_fd(const char *ns, int ifindex, int to_fd);
 int link_del(const char *ns, const char *ifname);	/* -ENODEV if none */
 /* @addr: IPv4 or IPv6 text; IPv6 addresses are added without DAD. */
 int addr_add(const char *ns, int ifindex, const char *addr, int prefix);

@@ -156,36 +156,6 @@ TEST_F(recv, peek_hands_out_tokens_and_leaves_the_data)
 	close(fd);
 }
 
-/* The cgroup2 hierarchy into @root, mounted at /run/devmem-cgroup2 when
- * the system has none; 0 or -errno.
- */
-static int cg2_root(char *root, size_t len)
-{
-	char dev[64], dir[PATH_MAX], type[64];
-	FILE *f = fopen("/proc/mounts", "r");
-	int found = 0;
-
-	if (f) {
-		while (fscanf(f, "%63s %4095s %63s %*[^\n]", dev, dir,
-			      type) == 3) {
-			if (!strcmp(type, "cgroup2")) {
-				found = 1;
-				break;
-			}
-		}
-		fclose(f);
-	}
-	if (!found) {
-		snprintf(dir, sizeof(dir), "/run/devmem-cgroup2");
-		if (mkdir(dir, 0755) && errno != EEXIST)
-			return -errno;
-		if (mount("none", dir, "cgroup2", 0, NULL))
-			return -errno;
-	}
-	snprintf(root, len, "%s", dir);
-	return 0;
-}
-
 /*
  * The token table is charged to the receiver's memory cgroup. A reader
  * in a cgroup of 1 MiB peeks the same data again and again, each peek
@@ -196,19 +166,16 @@ static int cg2_root(char *root, size_t len)
 TEST_F(recv, token_table_is_charged_to_the_memory_cgroup)
 {
 	const long most = 512 << 10;
-	char root[PATH_MAX], cg[PATH_MAX + 16], path[PATH_MAX + 48];
+	char cg[PATH_MAX], path[PATH_MAX + 32];
 	struct rx_result r;
-	int fd, status;
+	int fd, status, err;
 	long *tokens;
 	pid_t pid, child;
 
-	if (cg2_root(root, sizeof(root)))
-		SKIP(return, "no cgroup2 hierarchy");
-	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
-	if (write_file(path, "+memory"))
+	err = memcg_make("devmem_tokens", cg, sizeof(cg));
+	if (err == -ENOENT || err == -EOPNOTSUPP)
 		SKIP(return, "no cgroup2 memory controller");
-	snprintf(cg, sizeof(cg), "%s/devmem_tokens", root);
-	ASSERT_TRUE(!mkdir(cg, 0755) || errno == EEXIST);
+	ASSERT_EQ(0, err);
 	snprintf(path, sizeof(path), "%s/memory.max", cg);
 	ASSERT_EQ(0, write_file(path, "%d", 1 << 20));
 	tokens = mmap(NULL, sizeof(*tokens), PROT_READ | PROT_WRITE,

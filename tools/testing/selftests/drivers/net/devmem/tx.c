@@ -728,4 +728,45 @@ TEST_F(tx, send_after_disconnect_fails_as_a_plain_send)
 	close(peer);
 }
 
+/*
+ * The binding's device moves to another netns and back. A move sends
+ * NETDEV_UNREGISTER, but the device stays registered and the binding
+ * keeps it: while the device is away a send from the binding fails, and
+ * once it is back with its address, a new connection sends from the
+ * binding again, intact. The binding used to forget its device on the
+ * move and refuse every send after it with ENODEV.
+ */
+TEST_F(tx, binding_sends_again_after_a_netns_move_and_back)
+{
+	struct iovec iov[] = { IOV(2000, 3000) };
+	int fd, home, peer = -1, one = 1, ret;
+	char away[40];
+
+	snprintf(away, sizeof(away), "%s-away", self->env.ns);
+	ASSERT_EQ(0, netns_add(away));
+	home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, home);
+	ASSERT_EQ(0, link_set_netns(self->env.ifindex, away));
+	ret = devmem_sendmsg(self->fd, self->id, 4, iov, 1,
+			     MSG_ZEROCOPY | MSG_NOSIGNAL);
+	TH_LOG("send while the device is away: %s", strerror(-ret));
+	EXPECT_GT(0, ret);
+	ASSERT_EQ(0, link_set_netns_fd(away, self->env.ifindex, home));
+	close(home);
+	EXPECT_EQ(0, netns_del(away));
+	ASSERT_EQ(self->env.ifindex, (int)if_nametoindex(self->env.ifname));
+	ASSERT_EQ(0, addr_add(NULL, self->env.ifindex, HOST_ADDR, 24));
+	ASSERT_EQ(0, link_set_up(NULL, self->env.ifindex));
+
+	fd = connect_to_peer(self->env.ns, PEER_ADDR, &peer);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one,
+				sizeof(one)));
+	ASSERT_EQ(3000, devmem_sendmsg(fd, self->id, 4, iov, 1, MSG_ZEROCOPY));
+	EXPECT_EQ(0, peer_check(peer, iov, 1));
+	EXPECT_EQ(0, reap(fd, 1));
+	close(fd);
+	close(peer);
+}
+
 TEST_HARNESS_MAIN

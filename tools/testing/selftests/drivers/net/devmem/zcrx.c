@@ -27,6 +27,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -43,6 +44,7 @@
 #include "devmem_lib.h"
 #include "devmem_nl.h"
 #include "devmem_traffic.h"
+#include "netcfg.h"
 #include "zcrx_lib.h"
 
 #define ZC_QUEUE		3
@@ -134,6 +136,34 @@ struct zc_result {
 };
 
 /*
+ * Take every CQE posted so far: check each buffer's bytes against the
+ * pattern and give it back. True once a CQE without F_MORE ended the
+ * request, its result in @res->last_res.
+ */
+static bool zc_reap(struct zr_ring *r, struct zr_ifq *z, struct zc_result *res)
+{
+	struct io_uring_cqe *cqe;
+	bool ended = false;
+
+	while ((cqe = zr_peek_cqe(r))) {
+		if (!(cqe->flags & IORING_CQE_F_MORE)) {
+			res->last_res = cqe->res;
+			ended = true;
+		} else if (cqe->res > 0) {
+			uint64_t off = zr_cqe_off(cqe) & ~IORING_ZCRX_AREA_MASK;
+
+			res->bad += check_pattern(z->area_mem + off, cqe->res,
+						  res->bytes);
+			res->bytes += cqe->res;
+			res->cqes++;
+			zr_return(z, cqe);
+		}
+		zr_cqe_seen(r);
+	}
+	return ended;
+}
+
+/*
  * Receive on @fd until the request ends: check every byte against the
  * pattern, give every buffer back. A request ended by a full CQ
  * (-ENOSPC) is re-armed once the CQ is drained, as an application does.
@@ -144,37 +174,15 @@ static void zc_receive(struct zr_ring *r, struct zr_ifq *z, int fd,
 	memset(res, 0, sizeof(*res));
 	zr_prep_recvzc(r, fd, z->reg.zcrx_id, len, 7);
 	while (!res->ended) {
-		struct io_uring_cqe *cqe;
-		bool rearm = false;
-
 		if (zr_submit_wait(r, 1) < 0 && errno != EINTR)
 			break;
-		while ((cqe = zr_peek_cqe(r))) {
-			if (!(cqe->flags & IORING_CQE_F_MORE)) {
-				res->last_res = cqe->res;
-				if (cqe->res == -ENOSPC && res->rearms < 1000)
-					rearm = true;
-				else
-					res->ended = true;
-				zr_cqe_seen(r);
-				continue;
-			}
-			if (cqe->res > 0) {
-				uint64_t off = zr_cqe_off(cqe) &
-					       ~IORING_ZCRX_AREA_MASK;
-
-				res->bad += check_pattern(z->area_mem + off,
-							  cqe->res,
-							  res->bytes);
-				res->bytes += cqe->res;
-				res->cqes++;
-				zr_return(z, cqe);
-			}
-			zr_cqe_seen(r);
-		}
-		if (rearm) {
+		if (!zc_reap(r, z, res))
+			continue;
+		if (res->last_res == -ENOSPC && res->rearms < 1000) {
 			res->rearms++;
 			zr_prep_recvzc(r, fd, z->reg.zcrx_id, len, 7);
+		} else {
+			res->ended = true;
 		}
 	}
 }
@@ -367,6 +375,79 @@ TEST_F(zcrx, length_limited_request_stops_at_its_length)
 	EXPECT_EQ(0, res.last_res);
 	EXPECT_EQ(bytes - limit, res.bytes);
 	EXPECT_EQ(limit, res.bytes ? limit : 0);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+}
+
+/* Bytes queued on @fd reach @want within 20 s: 0, or -1. */
+static int zc_wait_queued(int fd, int want)
+{
+	int i, n = 0;
+
+	for (i = 0; i < 400; i++) {
+		if (ioctl(fd, FIONREAD, &n))
+			return -1;
+		if (n >= want)
+			return 0;
+		usleep(50000);
+	}
+	return -1;
+}
+
+/*
+ * A stream already queued when a multishot RECV_ZC starts. A pass reads
+ * at most 32 skbs; a pass that read data runs again from task work,
+ * behind the ring's other work, and io_uring_enter() stops running rounds
+ * of task work once its CQEs are there. With GRO off an skb holds at most
+ * 17 frags (MAX_SKB_FRAGS: TCP coalesces queued segments up to that), a
+ * CQE each, so a pass posts at most 544 CQEs; the first enter runs at
+ * most three passes (at submission, in the submission's round of task
+ * work, in the wait's round), each later one pass. 4 MiB is some 2,900
+ * segments. Before, the poll handler looped until the socket was empty:
+ * all of it in the first enter, and under a steady stream the task
+ * never went back to user space.
+ */
+TEST_F(zcrx, one_enter_runs_a_bounded_number_of_passes)
+{
+	const int bytes = 4 << 20, rcvbuf = 64 << 20;
+	const unsigned int pass = 32 * 17;
+	unsigned int first = 0, most = 0, enters = 0;
+	struct zc_result res = {};
+	pid_t pid;
+	int fd;
+
+	/* room for every segment in its own buffer */
+	zr_ifq_free(&self->z);
+	ASSERT_EQ(0, zr_ifq_prepare(&self->z, self->env.ifindex, ZC_QUEUE,
+				    32 << 20, RQ_ENTRIES));
+	ASSERT_EQ(0, ethtool_feature(self->env.ifname, "rx-gro", false));
+	/* room for the whole stream before anything is read */
+	ASSERT_EQ(0, setsockopt(self->env.lfd, SOL_SOCKET, SO_RCVBUFFORCE,
+				&rcvbuf, sizeof(rcvbuf)));
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	fd = devmem_env_stream(&self->env, bytes, &pid);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, zc_wait_queued(fd, bytes));
+
+	zr_prep_recvzc(&self->ring, fd, self->z.reg.zcrx_id, 0, 7);
+	while (!res.ended && res.bytes < (size_t)bytes) {
+		unsigned int before = res.cqes, n;
+
+		ASSERT_LE(0, zr_submit_wait(&self->ring, 1));
+		res.ended = zc_reap(&self->ring, &self->z, &res);
+		n = res.cqes - before;
+		if (!enters++)
+			first = n;
+		else if (n > most)
+			most = n;
+	}
+	TH_LOG("%u CQEs in %u enters: the first posted %u, a later one at most %u",
+	       res.cqes, enters, first, most);
+	EXPECT_EQ(bytes, res.bytes);
+	EXPECT_EQ(0, res.bad);
+	EXPECT_EQ(0, res.last_res);
+	EXPECT_GE(3 * pass, first);
+	EXPECT_GE(pass, most);
 	EXPECT_EQ(0, reap(pid));
 	close(fd);
 }
