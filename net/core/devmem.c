@@ -49,6 +49,9 @@ static const struct memory_provider_ops dmabuf_devmem_ops;
 static LIST_HEAD(net_devmem_tx_bindings);
 static DEFINE_SPINLOCK(net_devmem_tx_lock);	/* protects the list */
 
+/* The exporter (or P2PDMA) refused: device memory the device cannot write */
+#define NO_P2P_PATH_MSG	"No peer-to-peer DMA path between the device and the dmabuf's memory"
+
 /* The most bindings one netlink socket may own: each pins a dmabuf and
  * keeps it mapped until the socket goes.
  */
@@ -73,9 +76,6 @@ struct net_devmem_owner {
 static DEFINE_HASHTABLE(net_devmem_owners, 10);
 static DEFINE_SPINLOCK(net_devmem_owners_lock);
 static unsigned int net_devmem_nr_owners;
-
-/* The exporter (or P2PDMA) refused: device memory the device cannot write */
-#define NO_P2P_PATH_MSG	"No peer-to-peer DMA path between the device and the dmabuf's memory"
 
 /* Undo net_devmem_dmabuf_map(). */
 static void net_devmem_dmabuf_unmap(struct net_devmem_dmabuf_binding *binding)
@@ -632,31 +632,6 @@ void net_devmem_unbind_owned(const struct sock *sk)
 	}
 }
 
-/**
- * net_devmem_owns_bindings() - does a netlink socket own bindings?
- * @sk: the socket, being released
- *
- * Asked on the release of every generic netlink socket: RTNL is taken
- * only for a socket that owns something. The socket's own binds were
- * done before its last reference went, so a count of 0 read without the
- * lock is the truth for it.
- *
- * Return: true if @sk created a binding it still owns.
- */
-bool net_devmem_owns_bindings(const struct sock *sk)
-{
-	bool owns;
-
-	if (!READ_ONCE(net_devmem_nr_owners))
-		return false;
-
-	spin_lock(&net_devmem_owners_lock);
-	owns = net_devmem_owner_find(sk);
-	spin_unlock(&net_devmem_owners_lock);
-
-	return owns;
-}
-
 /* A TX binding is on no queue, so no queue uninstall tells it that its
  * device goes away: forget the device here, as uninstall does for RX.
  *
@@ -715,6 +690,31 @@ struct net_devmem_dmabuf_binding *net_devmem_lookup_dmabuf(u32 id)
 	xa_unlock(&net_devmem_dmabuf_bindings);
 
 	return binding;
+}
+
+/**
+ * net_devmem_owns_bindings() - does a netlink socket own bindings?
+ * @sk: the socket, being released
+ *
+ * Asked on the release of every generic netlink socket: RTNL is taken
+ * only for a socket that owns something. The socket's own binds were
+ * done before its last reference went, so a count of 0 read without the
+ * lock is the truth for it.
+ *
+ * Return: true if @sk created a binding it still owns.
+ */
+bool net_devmem_owns_bindings(const struct sock *sk)
+{
+	bool owns;
+
+	if (!READ_ONCE(net_devmem_nr_owners))
+		return false;
+
+	spin_lock(&net_devmem_owners_lock);
+	owns = net_devmem_owner_find(sk);
+	spin_unlock(&net_devmem_owners_lock);
+
+	return owns;
 }
 
 /* Memory provider ops: the binding feeds page pools with net_iovs. */
