@@ -118,16 +118,23 @@ int reap(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-void wait_inq(int fd, int bytes)
+int wait_inq_for(int fd, int bytes, int ms)
 {
 	int i, inq = 0;
 
-	for (i = 0; i < 500; i++) {
-		ioctl(fd, FIONREAD, &inq);
+	for (i = 0; i < ms / 10; i++) {
+		if (ioctl(fd, FIONREAD, &inq))
+			return -1;
 		if (inq >= bytes)
-			return;
+			return 0;
 		usleep(10000);
 	}
+	return -1;
+}
+
+void wait_inq(int fd, int bytes)
+{
+	wait_inq_for(fd, bytes, 5000);
 }
 
 void rx_parse(struct msghdr *msg, struct rx_result *r)

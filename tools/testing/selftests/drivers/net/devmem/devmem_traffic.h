@@ -47,6 +47,8 @@ int reap(pid_t pid);
 
 /* Wait until @fd has at least @bytes queued (or 5 s). */
 void wait_inq(int fd, int bytes);
+/* The same for up to @ms milliseconds: 0 once they are, else -1. */
+int wait_inq_for(int fd, int bytes, int ms);
 
 struct rx_result {
 	ssize_t ret;

@@ -27,7 +27,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -379,21 +378,6 @@ TEST_F(zcrx, length_limited_request_stops_at_its_length)
 	close(fd);
 }
 
-/* Bytes queued on @fd reach @want within 20 s: 0, or -1. */
-static int zc_wait_queued(int fd, int want)
-{
-	int i, n = 0;
-
-	for (i = 0; i < 400; i++) {
-		if (ioctl(fd, FIONREAD, &n))
-			return -1;
-		if (n >= want)
-			return 0;
-		usleep(50000);
-	}
-	return -1;
-}
-
 /*
  * A stream already queued when a multishot RECV_ZC starts. A pass reads
  * at most 32 skbs; a pass that read data runs again from task work,
@@ -427,7 +411,7 @@ TEST_F(zcrx, one_enter_runs_a_bounded_number_of_passes)
 	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
 	fd = devmem_env_stream(&self->env, bytes, &pid);
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(0, zc_wait_queued(fd, bytes));
+	ASSERT_EQ(0, wait_inq_for(fd, bytes, 20000));
 
 	zr_prep_recvzc(&self->ring, fd, self->z.reg.zcrx_id, 0, 7);
 	while (!res.ended && res.bytes < (size_t)bytes) {
