@@ -197,20 +197,62 @@ static int io_zcrx_import_dmabuf(struct io_zcrx_area *area,
 	return io_zcrx_map_niovs(area, sgt, reg->len);
 }
 
-static void io_zcrx_free_area(struct io_zcrx_area *area, struct device *dev)
+/*
+ * Undo the area's mapping for @dev, once: when the device unregisters
+ * (io_zcrx_uninstall()), or else at the final free. The memory stays
+ * pinned, or the dmabuf held, until the free: user space may still hold
+ * buffers, and skbs may still carry them.
+ */
+static void io_zcrx_unmap_area(struct io_zcrx_area *area, struct device *dev)
 {
-	if (area->dmabuf_sgt)
+	if (area->dmabuf_sgt) {
 		dma_buf_unmap_attachment_unlocked(area->attach,
 						  area->dmabuf_sgt,
 						  DMA_FROM_DEVICE);
-	if (area->attach)
+		area->dmabuf_sgt = NULL;
+	}
+	if (area->attach) {
 		dma_buf_detach(area->dmabuf, area->attach);
+		area->attach = NULL;
+	}
+
+	spin_lock_bh(&area->dma_lock);
+	if (area->mapped) {
+		dma_unmap_sgtable(dev, &area->sgt, DMA_FROM_DEVICE,
+				  DMA_ATTR_SKIP_CPU_SYNC);
+		WRITE_ONCE(area->mapped, false);
+	}
+	spin_unlock_bh(&area->dma_lock);
+}
+
+/*
+ * Sync a buffer of a host area for the CPU (@for_cpu) or back for the
+ * device, while the area is mapped: once its device unregistered, no
+ * device writes it and there is no mapping left to sync.
+ */
+static void io_zcrx_sync(struct io_zcrx_ifq *ifq, const struct net_iov *niov,
+			 u32 off, u32 len, bool for_cpu)
+{
+	struct io_zcrx_area *area = ifq->area;
+
+	if (area->is_dmabuf)
+		return;
+	spin_lock_bh(&area->dma_lock);
+	if (area->mapped && for_cpu)
+		dma_sync_single_range_for_cpu(ifq->dma_dev, niov->dma_addr,
+					      off, len, DMA_FROM_DEVICE);
+	else if (area->mapped)
+		dma_sync_single_range_for_device(ifq->dma_dev, niov->dma_addr,
+						 off, len, DMA_FROM_DEVICE);
+	spin_unlock_bh(&area->dma_lock);
+}
+
+static void io_zcrx_free_area(struct io_zcrx_area *area, struct device *dev)
+{
+	io_zcrx_unmap_area(area, dev);
 	if (area->dmabuf)
 		dma_buf_put(area->dmabuf);
 
-	if (area->mapped)
-		dma_unmap_sgtable(dev, &area->sgt, DMA_FROM_DEVICE,
-				  DMA_ATTR_SKIP_CPU_SYNC);
 	if (area->pages) {
 		sg_free_table(&area->sgt);
 		unpin_user_pages(area->pages, area->nr_pages);
@@ -282,6 +324,7 @@ static int io_zcrx_create_area(struct io_ring_ctx *ctx,
 	nr = reg->len >> ifq->buf_shift;
 	area->nia.num_niovs = nr;
 	spin_lock_init(&area->freelist_lock);
+	spin_lock_init(&area->dma_lock);
 
 	/* host memory is charged first: over RLIMIT_MEMLOCK, nothing is
 	 * allocated for it
@@ -694,12 +737,14 @@ void io_zcrx_show_fdinfo(struct seq_file *m, struct io_ring_ctx *ctx)
 	unsigned long id;
 
 	xa_for_each(&ctx->zcrx_ctxs, id, ifq)
-		seq_printf(m, "Zcrx%lu:\tqueue %u buf_len %u zc_bytes %lld copy_count %lld copy_bytes %lld head_bytes %lld\n",
+		seq_printf(m, "Zcrx%lu:\tqueue %u buf_len %u zc_bytes %lld copy_count %lld copy_bytes %lld head_bytes %lld mapped %d\n",
 			   id, ifq->if_rxq, 1U << ifq->buf_shift,
 			   (long long)atomic64_read(&ifq->zc_bytes),
 			   (long long)atomic64_read(&ifq->copy_count),
 			   (long long)atomic64_read(&ifq->copy_bytes),
-			   (long long)atomic64_read(&ifq->head_bytes));
+			   (long long)atomic64_read(&ifq->head_bytes),
+			   READ_ONCE(ifq->area->mapped) ||
+			   READ_ONCE(ifq->area->dmabuf_sgt));
 }
 
 /* ---- the memory provider ---- */
@@ -756,10 +801,7 @@ static netmem_ref io_zcrx_refill(struct page_pool *pp,
 		if (!atomic_long_dec_and_test(&niov->pp_ref_count))
 			continue;
 		/* the CPU may have written the buffer: the device's now */
-		if (!ifq->area->is_dmabuf)
-			dma_sync_single_for_device(ifq->dma_dev, niov->dma_addr,
-						   1U << ifq->buf_shift,
-						   DMA_FROM_DEVICE);
+		io_zcrx_sync(ifq, niov, 0, 1U << ifq->buf_shift, false);
 		netmem = net_iov_to_netmem(niov);
 		if (!first)
 			first = netmem;
@@ -842,8 +884,9 @@ static int io_zcrx_nl_fill(void *mp_priv, struct sk_buff *rsp,
 	return 0;
 }
 
-/* The device unregisters: let go of it. The area stays mapped until the
- * last page pool is gone; copy fallback keeps working.
+/* The device unregisters, closed: let go of it, and unmap the area while
+ * its DMA device and IOMMU group still exist. Buffers that user space or
+ * skbs still hold come back without any DMA; copy fallback keeps working.
  */
 static void io_zcrx_uninstall(void *mp_priv, struct netdev_rx_queue *rxq)
 {
@@ -855,6 +898,7 @@ static void io_zcrx_uninstall(void *mp_priv, struct netdev_rx_queue *rxq)
 		dev_put(ifq->netdev);
 		ifq->netdev = NULL;
 	}
+	io_zcrx_unmap_area(ifq->area, ifq->dma_dev);
 }
 
 static const struct memory_provider_ops io_zcrx_mp_ops = {
@@ -896,9 +940,7 @@ static int io_zcrx_recv_niov(struct io_zcrx_args *args, const skb_frag_t *frag,
 		return -EFAULT;
 
 	off += skb_frag_off(frag);
-	if (!ifq->area->is_dmabuf)
-		dma_sync_single_range_for_cpu(ifq->dma_dev, niov->dma_addr, off,
-					      len, DMA_FROM_DEVICE);
+	io_zcrx_sync(ifq, niov, off, len, true);
 	/*
 	 * The references before the completion, the pool's first: user
 	 * space may return the buffer through the refill ring, from another

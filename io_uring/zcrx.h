@@ -24,14 +24,15 @@ struct seq_file;
  * @pages: host memory: the user's pages, pinned
  * @nr_pages: number of @pages
  * @sgt: host memory: @pages as a table, DMA-mapped for the device
- * @mapped: @sgt is mapped
+ * @mapped: @sgt is mapped; false from the device's unregister on
+ * @dma_lock: protects @mapped against the syncs (bottom halves off)
  * @acct_pages: pages charged: @nr_pages, and the rest of any huge folio
  *	the pin holds whole
  * @acct_user: user charged for @pages, or NULL
  * @acct_mm: mm whose pinned_vm counts @pages, or NULL
  * @dmabuf: dmabuf memory
- * @attach: @dmabuf's attachment to the device
- * @dmabuf_sgt: @dmabuf's mapping
+ * @attach: @dmabuf's attachment to the device, until unmapped
+ * @dmabuf_sgt: @dmabuf's mapping, until unmapped (RTNL or the free)
  * @freelist_lock: protects @freelist and @free_count (bottom halves off)
  * @free_count: entries on @freelist
  * @freelist: indexes of the net_iovs no page pool and no user holds
@@ -46,6 +47,7 @@ struct io_zcrx_area {
 	unsigned long			nr_pages;
 	struct sg_table			sgt;
 	bool				mapped;
+	spinlock_t			dma_lock;	/* @mapped */
 	unsigned long			acct_pages;
 	struct user_struct		*acct_user;
 	struct mm_struct		*acct_mm;

@@ -14,7 +14,10 @@
  * every page pool using it owns one more. Unbinding (socket close) takes
  * the queues back to host memory at once, but the mapping lives on until
  * the last pool is freed, i.e. until every net_iov came back from the
- * skbs and socket tokens holding it.
+ * skbs and socket tokens holding it, or until the device unregisters,
+ * whichever comes first: the device is closed by then and never reads or
+ * writes the dmabuf again, while the tokens and skbs that still hold
+ * net_iovs may outlive it by far (a PCI function removed under them).
  */
 #include <linux/cred.h>
 #include <linux/device.h>
@@ -22,6 +25,7 @@
 #include <linux/hashtable.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/scatterlist.h>
@@ -43,11 +47,13 @@ static u32 net_devmem_next_id;
 
 static const struct memory_provider_ops dmabuf_devmem_ops;
 
-/* bind-tx bindings until they are freed, unbound or not: in-flight skbs
- * still send from them, and their device is forgotten when it goes.
+/* Bindings whose dmabuf is still mapped, RX and TX, bound or not: the
+ * netdevice notifier unmaps those of a device that unregisters. The
+ * mutex orders that against the final free; both may sleep in the
+ * exporter's unmap.
  */
-static LIST_HEAD(net_devmem_tx_bindings);
-static DEFINE_SPINLOCK(net_devmem_tx_lock);	/* protects the list */
+static LIST_HEAD(net_devmem_mapped);
+static DEFINE_MUTEX(net_devmem_mapped_lock);	/* the list, the unmap */
 
 /* The exporter (or P2PDMA) refused: device memory the device cannot write */
 #define NO_P2P_PATH_MSG	"No peer-to-peer DMA path between the device and the dmabuf's memory"
@@ -86,22 +92,30 @@ static void net_devmem_dmabuf_unmap(struct net_devmem_dmabuf_binding *binding)
 	put_device(binding->dma_dev);
 }
 
+/* Unmap @binding unless its device's unregister did already. */
+static void net_devmem_forget_mapping(struct net_devmem_dmabuf_binding *binding)
+{
+	lockdep_assert_held(&net_devmem_mapped_lock);
+
+	if (!binding->map_dev)
+		return;
+	list_del(&binding->map_list);
+	binding->map_dev = NULL;
+	net_devmem_dmabuf_unmap(binding);
+}
+
 static void net_devmem_dmabuf_binding_free(struct work_struct *work)
 {
 	struct net_devmem_dmabuf_binding *binding =
 		container_of(work, typeof(*binding), free_work);
 
-	if (binding->direction == DMA_TO_DEVICE) {
-		spin_lock(&net_devmem_tx_lock);
-		list_del(&binding->tx_list);
-		spin_unlock(&net_devmem_tx_lock);
-	}
-
 	/* Every pool using the binding is gone, so every net_iov is back. */
 	WARN_ON_ONCE(binding->direction == DMA_FROM_DEVICE &&
 		     binding->free_count != binding->area.num_niovs);
 
-	net_devmem_dmabuf_unmap(binding);
+	mutex_lock(&net_devmem_mapped_lock);
+	net_devmem_forget_mapping(binding);
+	mutex_unlock(&net_devmem_mapped_lock);
 	dma_buf_put(binding->dmabuf);
 	xa_destroy(&binding->bound_rxqs);
 	kvfree(binding->free_stack);
@@ -218,9 +232,9 @@ static size_t net_devmem_mapped_size(struct sg_table *sgt, u32 rx_page_size,
 	return size;
 }
 
-/* Attach the dmabuf to @dma_dev and map it. The mapping outlives the
- * netdev when net_iovs are still out at unregister: @dma_dev is held
- * until net_devmem_dmabuf_unmap().
+/* Attach the dmabuf to @dma_dev and map it. @dma_dev is held until
+ * net_devmem_dmabuf_unmap(), which runs at the latest when the netdev
+ * unregisters.
  */
 static int net_devmem_dmabuf_map(struct net_devmem_dmabuf_binding *binding,
 				 struct device *dma_dev,
@@ -387,11 +401,10 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 		goto err_free_area;
 	binding->area.id = binding->id;
 
-	if (direction == DMA_TO_DEVICE) {
-		spin_lock(&net_devmem_tx_lock);
-		list_add(&binding->tx_list, &net_devmem_tx_bindings);
-		spin_unlock(&net_devmem_tx_lock);
-	}
+	mutex_lock(&net_devmem_mapped_lock);
+	binding->map_dev = dev;
+	list_add(&binding->map_list, &net_devmem_mapped);
+	mutex_unlock(&net_devmem_mapped_lock);
 
 	return binding;
 
@@ -632,31 +645,38 @@ void net_devmem_unbind_owned(const struct sock *sk)
 	}
 }
 
-/* A TX binding is on no queue, so no queue uninstall tells it that its
- * device goes away: forget the device here, as uninstall does for RX.
+/* The device unregisters: it was closed and its queues uninstalled, so
+ * it reads and writes no dmabuf any more. Unmap every binding made for
+ * it now, RX or TX, bound or already unbound, while its DMA device and
+ * IOMMU group still exist; the net_iovs that tokens and skbs hold come
+ * back later without any DMA. A TX binding is on no queue, so this is
+ * also where it forgets the device, and every later send from it fails
+ * the route check.
  *
  * A move to another netns sends NETDEV_UNREGISTER too, but leaves the
- * device registered: the binding keeps it. While the device is in the
- * other netns, the binding's netns check and the route check refuse
- * every send; when it comes back, the binding works again.
+ * device registered: the binding keeps it, mapped. While the device is
+ * in the other netns, the binding's netns check and the route check
+ * refuse every send; when it comes back, the binding works again.
  */
 static int net_devmem_netdev_event(struct notifier_block *nb,
 				   unsigned long event, void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
-	struct net_devmem_dmabuf_binding *binding;
+	struct net_devmem_dmabuf_binding *binding, *tmp;
 
 	if (event != NETDEV_UNREGISTER || dev->reg_state == NETREG_REGISTERED)
 		return NOTIFY_DONE;
 
-	/* binding->dev is written under RTNL; the lock keeps the list */
+	/* binding->dev is written under RTNL */
 	ASSERT_RTNL();
-	spin_lock(&net_devmem_tx_lock);
-	list_for_each_entry(binding, &net_devmem_tx_bindings, tx_list) {
-		if (binding->dev == dev)
-			WRITE_ONCE(binding->dev, NULL);
+	mutex_lock(&net_devmem_mapped_lock);
+	list_for_each_entry_safe(binding, tmp, &net_devmem_mapped, map_list) {
+		if (binding->map_dev != dev)
+			continue;
+		WRITE_ONCE(binding->dev, NULL);
+		net_devmem_forget_mapping(binding);
 	}
-	spin_unlock(&net_devmem_tx_lock);
+	mutex_unlock(&net_devmem_mapped_lock);
 
 	return NOTIFY_OK;
 }

@@ -49,7 +49,10 @@ struct sg_table;
  * @tx_net_cookie: (TX only) the cookie of the network namespace bind-tx
  *	was sent in, the device's then: compared, so no reference is held
  * @free_work: final teardown, in process context
- * @tx_list: entry in the list of bind-tx bindings (TX only)
+ * @map_dev: the device the dmabuf is mapped for, until it is unmapped
+ *	(NULL after): at the final free, or when that device unregisters.
+ *	Only compared. Under the lock of the list of mapped bindings.
+ * @map_list: entry in the list of mapped bindings while @map_dev is set
  */
 struct net_devmem_dmabuf_binding {
 	struct dma_buf *dmabuf;
@@ -74,7 +77,8 @@ struct net_devmem_dmabuf_binding {
 	u64 tx_net_cookie;
 
 	struct work_struct free_work;
-	struct list_head tx_list;
+	struct net_device *map_dev;
+	struct list_head map_list;
 };
 
 int net_devmem_check_device(struct net_device *dev, u32 rx_page_size,

@@ -59,37 +59,6 @@ FIXTURE_TEARDOWN(bind_tx)
 	hdsim_del(self->dev_id);
 }
 
-/* References to the dmabuf's file besides the reader's: fdinfo "count" */
-static long dmabuf_refs(int fd)
-{
-	char path[64], line[128];
-	long count = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "count: %ld", &count) == 1)
-			break;
-	fclose(f);
-	return count;
-}
-
-/* Until the dmabuf has @want references (the last binding reference
- * goes in a work item); returns the count seen last.
- */
-static long wait_dmabuf_refs(int fd, long want)
-{
-	long n;
-	int ms;
-
-	for (ms = 0; (n = dmabuf_refs(fd)) != want && ms < 5000; ms += 20)
-		usleep(20000);
-	return n;
-}
-
 /* An e1000e port of this VM, if any: a PCI NIC that opted in to TX. */
 static int e1000e_ifindex(void)
 {
@@ -193,8 +162,12 @@ TEST_F(bind_tx, deleting_the_device_then_closing_the_socket)
 
 	ASSERT_EQ(0, devmem_bind_tx(&self->nl, self->ifindex, self->dmabuf,
 				    &id));
+	EXPECT_EQ(1, dmabuf_attachments(self->dmabuf));
 	ASSERT_EQ(0, hdsim_del(self->dev_id));
-	/* the mapping lives on without the device until the socket goes */
+	/* unmapped with the device, held by the binding until the socket
+	 * goes
+	 */
+	EXPECT_EQ(0, dmabuf_attachments(self->dmabuf));
 	EXPECT_EQ(2, dmabuf_refs(self->dmabuf));
 	devmem_nl_close(&self->nl);
 	EXPECT_EQ(1, wait_dmabuf_refs(self->dmabuf, 1));

@@ -347,6 +347,61 @@ void debugfs_mount(void)
 		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 }
 
+long dmabuf_refs(int fd)
+{
+	char path[64], line[128];
+	long count = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "count: %ld", &count) == 1)
+			break;
+	fclose(f);
+	return count;
+}
+
+long wait_dmabuf_refs(int fd, long want)
+{
+	long n;
+	int ms;
+
+	for (ms = 0; (n = dmabuf_refs(fd)) != want && ms < 5000; ms += 20)
+		usleep(20000);
+	return n;
+}
+
+int dmabuf_attachments(int fd)
+{
+	unsigned long ino;
+	int n = -1, found = 0;
+	char line[512];
+	struct stat st;
+	FILE *f;
+
+	if (fstat(fd, &st))
+		return -1;
+	debugfs_mount();
+	f = fopen("/sys/kernel/debug/dma_buf/bufinfo", "r");
+	if (!f)
+		return -1;
+	/* size flags mode count exp_name ino name, then the devices */
+	while (fgets(line, sizeof(line), f)) {
+		if (!found) {
+			found = sscanf(line, "%*u %*x %*x %*d %*s %lu", &ino) == 1 &&
+				ino == st.st_ino;
+			continue;
+		}
+		if (sscanf(line, "Total %d devices attached", &n) == 1)
+			break;
+	}
+	fclose(f);
+	return n;
+}
+
 ssize_t devmem_sendmsg(int fd, uint32_t id, size_t cmsg_len, struct iovec *iov,
 		       int n, int flags)
 {

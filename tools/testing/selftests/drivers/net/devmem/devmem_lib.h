@@ -129,6 +129,20 @@ int udmabuf_alloc_at(size_t size, size_t offset, bool huge, int *memfd_out);
 /* A udmabuf of @size bytes from a sealed memfd; returns the dmabuf fd. */
 int udmabuf_alloc(size_t size, int *memfd_out);
 void debugfs_mount(void);
+/* References to the dmabuf's file besides the reader's: fdinfo "count" */
+long dmabuf_refs(int fd);
+/*
+ * Until the dmabuf has @want references (the last binding reference goes
+ * in a work item); returns the count seen last.
+ */
+long wait_dmabuf_refs(int fd, long want);
+/*
+ * Devices the dmabuf @fd is attached to, from debugfs' dma_buf/bufinfo
+ * (the dmabuf found by its inode); -1 if it is not listed or debugfs is
+ * not there. A binding or a zcrx area attaches the dmabuf to the NIC's
+ * DMA device for as long as it is mapped for it.
+ */
+int dmabuf_attachments(int fd);
 
 /*
  * sendmsg() of @n iovecs, each an offset and a length in the dmabuf of

@@ -177,7 +177,9 @@ TEST_F_TIMEOUT(faults, sigkill_receiver_holding_10k_tokens, 180)
 /*
  * The device goes away under a stream: bind queue 3 through @nl (opened
  * here), stream 8 MiB, keep the tokens of the first MiB (in @st->held if
- * set), then delete the device. Returns the connection, or -errno.
+ * set), then delete the device with the rest unread. Returns the
+ * connection, or -errno (-EUCLEAN: the dmabuf was not attached to the
+ * device once bound).
  */
 static int device_gone_holding_tokens(struct devmem_env *env,
 				      struct devmem_nl *nl, struct stream *st,
@@ -194,6 +196,8 @@ static int device_gone_holding_tokens(struct devmem_env *env,
 	while (st->bytes < (1 << 20))
 		if (recv_step(fd, env->map, st, true, SIZE_MAX) <= 0)
 			return -EIO;
+	if (dmabuf_attachments(env->dmabuf) != 1)
+		return -EUCLEAN;
 	err = hdsim_del(env->dev_id);
 	if (err)
 		return err;
@@ -205,6 +209,9 @@ static int device_gone_holding_tokens(struct devmem_env *env,
  * Upstream's panic case: the device goes away while a socket holds tokens
  * and the binding is still open; then tokens come back, the TCP socket
  * closes and last the netlink socket.
+ * The dmabuf is unmapped for the device when it unregisters, while its
+ * DMA device still exists; the net_iovs come back later without any DMA.
+ * Before, it stayed mapped until the last token and skb came back.
  */
 TEST_F_TIMEOUT(faults, device_deleted_with_tokens_held_then_sockets_closed, 120)
 {
@@ -222,6 +229,7 @@ TEST_F_TIMEOUT(faults, device_deleted_with_tokens_held_then_sockets_closed, 120)
 	ASSERT_EQ(st.frags, st.nheld);
 	/* the binding is unbound but alive: its net_iovs are still out */
 	EXPECT_GE(devmem_binding_inflight(id), (long)st.nheld);
+	EXPECT_EQ(0, dmabuf_attachments(self->env.dmabuf));
 
 	/* every token comes back, exactly once, with the device gone */
 	for (i = 0; i < st.nheld; i++) {
@@ -325,6 +333,7 @@ TEST_F_TIMEOUT(faults, device_deleted_then_netlink_closed_then_tcp_closed, 120)
 
 	fd = device_gone_holding_tokens(&self->env, &nl2, &st, &id, &pid);
 	ASSERT_GE(fd, 0);
+	EXPECT_EQ(0, dmabuf_attachments(self->env.dmabuf));
 	devmem_nl_close(&nl2);
 	/* tokens still held by the socket keep the binding alive */
 	EXPECT_EQ(1, devmem_bindings_live());

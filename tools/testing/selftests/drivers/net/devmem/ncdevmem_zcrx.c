@@ -48,15 +48,8 @@ struct ncdm_zcrx *ncdm_zcrx_open(int ifindex, int q0, int nq, int dmabuf_fd,
 				     ZCRX_RQ_ENTRIES);
 		if (ret)
 			goto err;
-		if (dmabuf_fd >= 0) {
-			/* the dmabuf is the area: no host memory */
-			munmap(f->area_mem, f->area_len);
-			f->area_mem = NULL;
-			f->area.addr = 0;
-			f->area.len = size;
-			f->area.flags = IORING_ZCRX_AREA_DMABUF;
-			f->area.dmabuf_fd = dmabuf_fd;
-		}
+		if (dmabuf_fd >= 0)
+			zr_ifq_use_dmabuf(f, dmabuf_fd, size);
 		f->reg.rx_buf_len = buf_len;
 		ret = zr_ifq_register(&z->ring, f);
 		if (ret) {

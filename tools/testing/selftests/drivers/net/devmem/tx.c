@@ -755,6 +755,8 @@ TEST_F(tx, binding_sends_again_after_a_netns_move_and_back)
 	close(home);
 	EXPECT_EQ(0, netns_del(away));
 	ASSERT_EQ(self->env.ifindex, (int)if_nametoindex(self->env.ifname));
+	/* a move is no unregister: the dmabuf stayed mapped for the device */
+	EXPECT_EQ(1, dmabuf_attachments(self->dmabuf));
 	ASSERT_EQ(0, addr_add(NULL, self->env.ifindex, HOST_ADDR, 24));
 	ASSERT_EQ(0, link_set_up(NULL, self->env.ifindex));
 
@@ -767,6 +769,58 @@ TEST_F(tx, binding_sends_again_after_a_netns_move_and_back)
 	EXPECT_EQ(0, reap(fd, 1));
 	close(fd);
 	close(peer);
+}
+
+/*
+ * The device is deleted while sends from the binding are still queued and
+ * unacknowledged (the peer reads nothing) and the binding's netlink socket
+ * is open. The dmabuf is unmapped for the device at its unregister, while
+ * its DMA device still exists, not when the skbs and the socket go: it is
+ * no longer attached to anything. Later sends fail; the queued skbs are
+ * freed with the socket, and then the binding.
+ * Before, the mapping lived on until the socket closed and every skb was
+ * freed, long after the device (a removed PCI function) was gone.
+ */
+TEST_F(tx, device_deleted_with_sends_unacked_unmaps_at_once)
+{
+	const struct linger abort_close = { .l_onoff = 1, .l_linger = 0 };
+	struct iovec iov[] = { IOV(0, 256 << 10) };
+	size_t queued = 0;
+	ssize_t ret;
+	long refs;
+	int i;
+
+	EXPECT_EQ(1, dmabuf_attachments(self->dmabuf));
+	refs = dmabuf_refs(self->dmabuf);	/* the binding's is one */
+	for (i = 0; i < 64; i++) {
+		ret = devmem_sendmsg(self->fd, self->id, 4, iov, 1,
+				     MSG_ZEROCOPY | MSG_DONTWAIT);
+		if (ret <= 0)
+			break;
+		queued += ret;
+	}
+	TH_LOG("%zu bytes queued, the peer reads none", queued);
+	ASSERT_LT(0, queued);
+
+	ASSERT_EQ(0, hdsim_del(self->env.dev_id));
+	self->env.dev_gone = true;
+	EXPECT_EQ(0, dmabuf_attachments(self->dmabuf));
+	EXPECT_GT(0, devmem_sendmsg(self->fd, self->id, 4, iov, 1,
+				    MSG_ZEROCOPY | MSG_DONTWAIT | MSG_NOSIGNAL));
+
+	/* the binding holds the dmabuf until the skbs are gone: an abortive
+	 * close frees them at once (a plain one leaves them to the orphaned
+	 * socket's retransmits)
+	 */
+	ASSERT_EQ(0, setsockopt(self->fd, SOL_SOCKET, SO_LINGER, &abort_close,
+				sizeof(abort_close)));
+	close(self->fd);
+	self->fd = -1;
+	close(self->peer);
+	self->peer = -1;
+	devmem_nl_close(&self->nl);
+	EXPECT_EQ(refs - 1, wait_dmabuf_refs(self->dmabuf, refs - 1));
+	ASSERT_EQ(0, devmem_nl_open(&self->nl));
 }
 
 TEST_HARNESS_MAIN

@@ -84,23 +84,26 @@ FIXTURE_TEARDOWN(zcrx)
 	EXPECT_EQ(0, devmem_env_teardown(&self->env));
 }
 
-/* copy_count of instance @id from the ring's fdinfo, or -1 */
-static long zcrx_copy_count(int ring_fd, unsigned int id)
+/* Field @key ("copy_count", "mapped"...) of instance @id in the ring's
+ * fdinfo, or -1
+ */
+static long zcrx_fdinfo(int ring_fd, unsigned int id, const char *key)
 {
-	char path[64], line[256], want[32];
+	char path[64], line[256], want[32], field[32];
 	long n = -1;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", ring_fd);
 	snprintf(want, sizeof(want), "Zcrx%u:", id);
+	snprintf(field, sizeof(field), " %s ", key);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		char *p = strstr(line, "copy_count ");
+		char *p = strstr(line, field);
 
 		if (!strncmp(line, want, strlen(want)) && p)
-			n = strtol(p + 11, NULL, 10);
+			n = strtol(p + strlen(field), NULL, 10);
 	}
 	fclose(f);
 	return n;
@@ -237,7 +240,7 @@ TEST_F(zcrx, stream_lands_in_the_host_area)
 	zc_expect_all(_metadata, &self->ring, &self->z, fd, pid, bytes, &cqes);
 	EXPECT_GT(cqes, 0);
 	/* everything came through the queue: nothing copied */
-	EXPECT_EQ(0, zcrx_copy_count(self->ring.fd, 0));
+	EXPECT_EQ(0, zcrx_fdinfo(self->ring.fd, 0, "copy_count"));
 	TH_LOG("%zu bytes in %u CQEs", bytes, cqes);
 }
 
@@ -473,7 +476,7 @@ TEST_F(zcrx, loopback_data_is_copied_and_counted)
 	fd = accept(lfd, NULL, NULL);
 	ASSERT_GE(fd, 0);
 	zc_expect_all(_metadata, &self->ring, &self->z, fd, pid, bytes, NULL);
-	EXPECT_GT(zcrx_copy_count(self->ring.fd, 0), 0);
+	EXPECT_GT(zcrx_fdinfo(self->ring.fd, 0, "copy_count"), 0);
 	close(lfd);
 }
 
@@ -567,6 +570,80 @@ TEST_F(zcrx, device_removed_under_the_instance)
 	EXPECT_EQ(0, devmem_pools_settled(&self->env.nl, 5000));
 }
 
+/*
+ * The device goes while user space holds buffers (CQEs it has not given
+ * back) and more of the stream waits unread in the socket. The area is
+ * unmapped for the device when it unregisters, while its DMA device still
+ * exists: fdinfo says "mapped 0", and a dmabuf area is no longer attached
+ * to anything. The buffers and skbs come back later, with the ring's
+ * exit, without any DMA. Before, the area stayed mapped until the last
+ * page pool was gone.
+ */
+static void zc_device_gone_holding_buffers(struct __test_metadata *_metadata,
+					   FIXTURE_DATA(zcrx) *self,
+					   bool dmabuf_area)
+{
+	size_t bytes = 4 << 20, size = 8 << 20;
+	struct io_uring_cqe *cqe;
+	unsigned int held = 0;
+	bool ended = false;
+	int dmabuf = -1, fd;
+	pid_t pid;
+
+	if (dmabuf_area) {
+		if (access("/dev/udmabuf", F_OK))
+			SKIP(return, "no udmabuf");
+		dmabuf = udmabuf_alloc(size, NULL);
+		ASSERT_GE(dmabuf, 0);
+		zr_ifq_use_dmabuf(&self->z, dmabuf, size);
+	}
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	EXPECT_EQ(1, zcrx_fdinfo(self->ring.fd, 0, "mapped"));
+	if (dmabuf_area)
+		EXPECT_EQ(1, dmabuf_attachments(dmabuf));
+
+	fd = devmem_env_stream(&self->env, bytes, &pid);
+	ASSERT_GE(fd, 0);
+	/* 256 KiB of it, kept: no buffer goes back through the refill ring */
+	zr_prep_recvzc(&self->ring, fd, self->z.reg.zcrx_id, 256 << 10, 7);
+	while (!ended) {
+		ASSERT_LE(0, zr_submit_wait(&self->ring, 1));
+		while ((cqe = zr_peek_cqe(&self->ring))) {
+			if (!(cqe->flags & IORING_CQE_F_MORE))
+				ended = true;
+			else if (cqe->res > 0)
+				held++;
+			zr_cqe_seen(&self->ring);
+		}
+	}
+	ASSERT_LT(0, held);
+	ASSERT_EQ(0, wait_inq_for(fd, 1, 5000));
+
+	ASSERT_EQ(0, hdsim_del(self->env.dev_id));
+	self->env.dev_gone = true;
+	EXPECT_EQ(0, zcrx_fdinfo(self->ring.fd, 0, "mapped"));
+	if (dmabuf_area)
+		EXPECT_EQ(0, dmabuf_attachments(dmabuf));
+
+	kill(pid, SIGKILL);
+	reap(pid);
+	close(fd);
+	zr_ring_exit(&self->ring);
+	EXPECT_EQ(0, devmem_pools_settled(&self->env.nl, 5000));
+	if (dmabuf >= 0)
+		close(dmabuf);
+}
+
+TEST_F(zcrx, device_removed_with_buffers_held_unmaps_a_host_area)
+{
+	zc_device_gone_holding_buffers(_metadata, self, false);
+}
+
+TEST_F(zcrx, device_removed_with_buffers_held_unmaps_a_dmabuf_area)
+{
+	zc_device_gone_holding_buffers(_metadata, self, true);
+}
+
 /* A dmabuf area: the stream lands in the udmabuf; nothing to copy into. */
 TEST_F(zcrx, stream_lands_in_a_dmabuf_area)
 {
@@ -581,12 +658,7 @@ TEST_F(zcrx, stream_lands_in_a_dmabuf_area)
 	ASSERT_GE(dmabuf, 0);
 	map = mmap(NULL, size, PROT_READ, MAP_SHARED, dmabuf, 0);
 	ASSERT_NE(MAP_FAILED, map);
-	munmap(self->z.area_mem, self->z.area_len);
-	self->z.area_mem = NULL;
-	self->z.area.addr = 0;
-	self->z.area.len = size;
-	self->z.area.flags = IORING_ZCRX_AREA_DMABUF;
-	self->z.area.dmabuf_fd = dmabuf;
+	zr_ifq_use_dmabuf(&self->z, dmabuf, size);
 	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
 
 	fd = devmem_env_stream(&self->env, bytes, &pid);

@@ -209,6 +209,16 @@ int zr_ifq_register(struct zr_ring *r, struct zr_ifq *z)
 	return 0;
 }
 
+void zr_ifq_use_dmabuf(struct zr_ifq *z, int dmabuf_fd, size_t size)
+{
+	munmap(z->area_mem, z->area_len);
+	z->area_mem = NULL;
+	z->area.addr = 0;
+	z->area.len = size;
+	z->area.flags = IORING_ZCRX_AREA_DMABUF;
+	z->area.dmabuf_fd = dmabuf_fd;
+}
+
 void zr_ifq_free(struct zr_ifq *z)
 {
 	if (z->ring_mem)

@@ -69,6 +69,8 @@ size_t zr_rq_region_size(unsigned int entries);
  */
 int zr_ifq_prepare(struct zr_ifq *z, int ifindex, int rxq, size_t area_len,
 		   unsigned int rq_entries);
+/* the area becomes @dmabuf_fd, @size bytes: the host memory is unmapped */
+void zr_ifq_use_dmabuf(struct zr_ifq *z, int dmabuf_fd, size_t size);
 /* register @z with @r: 0 or -errno; maps the ring if the kernel made it */
 int zr_ifq_register(struct zr_ring *r, struct zr_ifq *z);
 void zr_ifq_free(struct zr_ifq *z);
