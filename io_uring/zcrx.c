@@ -23,6 +23,7 @@
 #include <linux/highmem.h>
 #include <linux/io_uring.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
@@ -176,8 +177,8 @@ static int io_zcrx_import_dmabuf(struct io_zcrx_area *area,
 	struct dma_buf *dmabuf;
 	struct sg_table *sgt;
 
-	/* each step is kept in @area as it succeeds: io_zcrx_free_area()
-	 * undoes the ones that did
+	/* each step is kept in @area as it succeeds: io_zcrx_unmap_area()
+	 * and io_zcrx_free_area() undo the ones that did
 	 */
 	dmabuf = dma_buf_get(reg->dmabuf_fd);
 	if (IS_ERR(dmabuf))
@@ -198,31 +199,72 @@ static int io_zcrx_import_dmabuf(struct io_zcrx_area *area,
 }
 
 /*
+ * Instances whose area is mapped for a device, from the bind on: the
+ * device's unregister unmaps them, on their queue or not (a ring that
+ * exited leaves its area mapped for the page pools whose buffers unread
+ * skbs still hold). The mutex orders that against the final free; both
+ * may sleep in a dmabuf exporter.
+ */
+static LIST_HEAD(io_zcrx_mapped);
+static DEFINE_MUTEX(io_zcrx_mapped_lock);	/* the list, the unmap */
+
+/*
+ * Before a host area is unmapped: sync for the CPU, whole, every buffer a
+ * page pool owns. Those in skbs not read yet, or read in part, would have
+ * been synced at receive, which finds the area unmapped from now on.
+ * Nothing to do where the device's DMA is coherent.
+ */
+static void io_zcrx_sync_unread(struct io_zcrx_area *area, struct device *dev)
+{
+	u32 i, len = 1U << area->nia.shift;
+
+	if (!area->nia.num_niovs ||
+	    !dma_need_sync(dev, area->nia.niovs[0].dma_addr))
+		return;
+	for (i = 0; i < area->nia.num_niovs; i++) {
+		struct net_iov *niov = &area->nia.niovs[i];
+
+		if (READ_ONCE(niov->pp))
+			dma_sync_single_for_cpu(dev, niov->dma_addr, len,
+						DMA_FROM_DEVICE);
+		cond_resched();
+	}
+}
+
+/*
  * Undo the area's mapping for @dev, once: when the device unregisters
- * (io_zcrx_uninstall()), or else at the final free. The memory stays
- * pinned, or the dmabuf held, until the free: user space may still hold
- * buffers, and skbs may still carry them.
+ * (io_zcrx_netdev_event()), or else at the final free, under the lock of
+ * the list of mapped instances either way. The memory stays pinned, or
+ * the dmabuf held, until the free: user space may still hold buffers, and
+ * skbs may still carry them.
  */
 static void io_zcrx_unmap_area(struct io_zcrx_area *area, struct device *dev)
 {
+	bool mapped;
+
+	lockdep_assert_held(&io_zcrx_mapped_lock);
+
 	if (area->dmabuf_sgt) {
 		dma_buf_unmap_attachment_unlocked(area->attach,
 						  area->dmabuf_sgt,
 						  DMA_FROM_DEVICE);
-		area->dmabuf_sgt = NULL;
+		WRITE_ONCE(area->dmabuf_sgt, NULL);
 	}
 	if (area->attach) {
 		dma_buf_detach(area->dmabuf, area->attach);
 		area->attach = NULL;
 	}
 
+	/* no sync runs or starts once the flag is down */
 	spin_lock_bh(&area->dma_lock);
-	if (area->mapped) {
-		dma_unmap_sgtable(dev, &area->sgt, DMA_FROM_DEVICE,
-				  DMA_ATTR_SKIP_CPU_SYNC);
-		WRITE_ONCE(area->mapped, false);
-	}
+	mapped = area->mapped;
+	WRITE_ONCE(area->mapped, false);
 	spin_unlock_bh(&area->dma_lock);
+	if (!mapped)
+		return;
+	io_zcrx_sync_unread(area, dev);
+	dma_unmap_sgtable(dev, &area->sgt, DMA_FROM_DEVICE,
+			  DMA_ATTR_SKIP_CPU_SYNC);
 }
 
 /*
@@ -247,9 +289,9 @@ static void io_zcrx_sync(struct io_zcrx_ifq *ifq, const struct net_iov *niov,
 	spin_unlock_bh(&area->dma_lock);
 }
 
-static void io_zcrx_free_area(struct io_zcrx_area *area, struct device *dev)
+/* Free @area, unmapped before (io_zcrx_unmap_area()). */
+static void io_zcrx_free_area(struct io_zcrx_area *area)
 {
-	io_zcrx_unmap_area(area, dev);
 	if (area->dmabuf)
 		dma_buf_put(area->dmabuf);
 
@@ -375,19 +417,78 @@ static int io_zcrx_create_area(struct io_ring_ctx *ctx,
 	return 0;
 
 err_free_area:
-	io_zcrx_free_area(area, dev);
+	/* the caller holds the device */
+	mutex_lock(&io_zcrx_mapped_lock);
+	io_zcrx_unmap_area(area, dev);
+	mutex_unlock(&io_zcrx_mapped_lock);
+	io_zcrx_free_area(area);
 	return ret;
 }
 
 /* ---- the instance ---- */
+
+/*
+ * Take @ifq off the list and unmap its area, in one hold of the lock: off
+ * the list, no unregister unmaps the area any more, and the device might
+ * go if it stayed mapped a moment longer.
+ */
+static void io_zcrx_forget_mapping(struct io_zcrx_ifq *ifq)
+{
+	mutex_lock(&io_zcrx_mapped_lock);
+	list_del_init(&ifq->map_list);
+	ifq->map_dev = NULL;
+	if (ifq->area)
+		io_zcrx_unmap_area(ifq->area, ifq->dma_dev);
+	mutex_unlock(&io_zcrx_mapped_lock);
+}
+
+/*
+ * The device unregisters: it was closed, it writes to no area any more.
+ * Unmap the areas mapped for it now, while its DMA device and IOMMU group
+ * still exist; the buffers that user space and skbs hold come back later
+ * without any DMA, and copy fallback keeps working. A move to another
+ * netns leaves the device registered: nothing to do.
+ */
+static int io_zcrx_netdev_event(struct notifier_block *nb,
+				unsigned long event, void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct io_zcrx_ifq *ifq, *tmp;
+
+	if (event != NETDEV_UNREGISTER || dev->reg_state == NETREG_REGISTERED)
+		return NOTIFY_DONE;
+
+	mutex_lock(&io_zcrx_mapped_lock);
+	list_for_each_entry_safe(ifq, tmp, &io_zcrx_mapped, map_list) {
+		if (ifq->map_dev != dev)
+			continue;
+		list_del_init(&ifq->map_list);
+		ifq->map_dev = NULL;
+		io_zcrx_unmap_area(ifq->area, ifq->dma_dev);
+	}
+	mutex_unlock(&io_zcrx_mapped_lock);
+
+	return NOTIFY_OK;
+}
+
+static struct notifier_block io_zcrx_netdev_notifier = {
+	.notifier_call = io_zcrx_netdev_event,
+};
+
+static int __init io_zcrx_init(void)
+{
+	return register_netdevice_notifier(&io_zcrx_netdev_notifier);
+}
+subsys_initcall(io_zcrx_init);
 
 static void io_zcrx_ifq_free_work(struct work_struct *work)
 {
 	struct io_zcrx_ifq *ifq = container_of(work, struct io_zcrx_ifq,
 					       free_work);
 
+	io_zcrx_forget_mapping(ifq);
 	if (ifq->area)
-		io_zcrx_free_area(ifq->area, ifq->dma_dev);
+		io_zcrx_free_area(ifq->area);
 	io_free_region(&ifq->region);
 	put_device(ifq->dma_dev);
 	kfree(ifq);
@@ -579,6 +680,11 @@ static int io_zcrx_bind(struct io_ring_ctx *ctx, struct io_zcrx_ifq *ifq,
 		goto err_unlock;
 	}
 
+	mutex_lock(&io_zcrx_mapped_lock);
+	ifq->map_dev = dev;
+	list_add(&ifq->map_list, &io_zcrx_mapped);
+	mutex_unlock(&io_zcrx_mapped_lock);
+
 	p = io_zcrx_mp_params(ifq);
 	ret = netif_mp_open_rxq(dev, reg->if_rxq, &p, NULL);
 	if (ret)
@@ -592,10 +698,12 @@ err_unlock:
 	rtnl_unlock();
 	/* Unmapped while the device is held: once put, it may be removed
 	 * with its IOMMU group. A page pool that took the area (a queue
-	 * restart that failed late) keeps it until the pool is gone.
+	 * restart that failed late) keeps it until the pool is gone, or
+	 * until the device unregisters.
 	 */
 	if (refcount_read(&ifq->refs) == 1) {
-		io_zcrx_free_area(ifq->area, ifq->dma_dev);
+		io_zcrx_forget_mapping(ifq);
+		io_zcrx_free_area(ifq->area);
 		ifq->area = NULL;
 	}
 err_put_dev:
@@ -656,6 +764,7 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 		return -ENOMEM;
 	refcount_set(&ifq->refs, 1);
 	INIT_WORK(&ifq->free_work, io_zcrx_ifq_free_work);
+	INIT_LIST_HEAD(&ifq->map_list);
 	spin_lock_init(&ifq->rq_lock);
 	ifq->buf_shift = shift;
 
@@ -884,9 +993,8 @@ static int io_zcrx_nl_fill(void *mp_priv, struct sk_buff *rsp,
 	return 0;
 }
 
-/* The device unregisters, closed: let go of it, and unmap the area while
- * its DMA device and IOMMU group still exist. Buffers that user space or
- * skbs still hold come back without any DMA; copy fallback keeps working.
+/* The device unregisters: let go of it. Its NETDEV_UNREGISTER, next,
+ * unmaps the area (io_zcrx_netdev_event()).
  */
 static void io_zcrx_uninstall(void *mp_priv, struct netdev_rx_queue *rxq)
 {
@@ -898,7 +1006,6 @@ static void io_zcrx_uninstall(void *mp_priv, struct netdev_rx_queue *rxq)
 		dev_put(ifq->netdev);
 		ifq->netdev = NULL;
 	}
-	io_zcrx_unmap_area(ifq->area, ifq->dma_dev);
 }
 
 static const struct memory_provider_ops io_zcrx_mp_ops = {

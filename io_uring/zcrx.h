@@ -82,6 +82,10 @@ struct io_zcrx_area {
  * @netdev: the device, held, until the ring closes the queue or the
  *	device unregisters (RTNL)
  * @dma_dev: the device the area is mapped for, held
+ * @map_dev: the net_device the area is mapped for, from the bind until
+ *	it unregisters or the instance is freed; only compared. Under the
+ *	lock of the list of mapped instances.
+ * @map_list: entry in the list of mapped instances while @map_dev is set
  * @zc_bytes: bytes handed to user space where the NIC wrote them
  * @copy_count: frags copied into buffers because they were not in the
  *	area
@@ -106,6 +110,8 @@ struct io_zcrx_ifq {
 	unsigned int			buf_shift;
 	struct net_device		*netdev;
 	struct device			*dma_dev;
+	struct net_device		*map_dev;
+	struct list_head		map_list;
 
 	atomic64_t			zc_bytes;
 	atomic64_t			copy_count;

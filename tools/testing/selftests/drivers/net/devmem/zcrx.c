@@ -580,8 +580,9 @@ TEST_F(zcrx, device_removed_under_the_instance)
  * page pool was gone.
  */
 static void zc_device_gone_holding_buffers(struct __test_metadata *_metadata,
-					   FIXTURE_DATA(zcrx) *self,
-					   bool dmabuf_area)
+					   struct devmem_env *env,
+					   struct zr_ring *ring,
+					   struct zr_ifq *z, bool dmabuf_area)
 {
 	size_t bytes = 4 << 20, size = 8 << 20;
 	struct io_uring_cqe *cqe;
@@ -595,53 +596,55 @@ static void zc_device_gone_holding_buffers(struct __test_metadata *_metadata,
 			SKIP(return, "no udmabuf");
 		dmabuf = udmabuf_alloc(size, NULL);
 		ASSERT_GE(dmabuf, 0);
-		zr_ifq_use_dmabuf(&self->z, dmabuf, size);
+		zr_ifq_use_dmabuf(z, dmabuf, size);
 	}
-	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
-	EXPECT_EQ(1, zcrx_fdinfo(self->ring.fd, 0, "mapped"));
+	ASSERT_EQ(0, zr_ifq_register(ring, z));
+	EXPECT_EQ(1, zcrx_fdinfo(ring->fd, 0, "mapped"));
 	if (dmabuf_area)
 		EXPECT_EQ(1, dmabuf_attachments(dmabuf));
 
-	fd = devmem_env_stream(&self->env, bytes, &pid);
+	fd = devmem_env_stream(env, bytes, &pid);
 	ASSERT_GE(fd, 0);
 	/* 256 KiB of it, kept: no buffer goes back through the refill ring */
-	zr_prep_recvzc(&self->ring, fd, self->z.reg.zcrx_id, 256 << 10, 7);
+	zr_prep_recvzc(ring, fd, z->reg.zcrx_id, 256 << 10, 7);
 	while (!ended) {
-		ASSERT_LE(0, zr_submit_wait(&self->ring, 1));
-		while ((cqe = zr_peek_cqe(&self->ring))) {
+		ASSERT_LE(0, zr_submit_wait(ring, 1));
+		while ((cqe = zr_peek_cqe(ring))) {
 			if (!(cqe->flags & IORING_CQE_F_MORE))
 				ended = true;
 			else if (cqe->res > 0)
 				held++;
-			zr_cqe_seen(&self->ring);
+			zr_cqe_seen(ring);
 		}
 	}
 	ASSERT_LT(0, held);
 	ASSERT_EQ(0, wait_inq_for(fd, 1, 5000));
 
-	ASSERT_EQ(0, hdsim_del(self->env.dev_id));
-	self->env.dev_gone = true;
-	EXPECT_EQ(0, zcrx_fdinfo(self->ring.fd, 0, "mapped"));
+	ASSERT_EQ(0, hdsim_del(env->dev_id));
+	env->dev_gone = true;
+	EXPECT_EQ(0, zcrx_fdinfo(ring->fd, 0, "mapped"));
 	if (dmabuf_area)
 		EXPECT_EQ(0, dmabuf_attachments(dmabuf));
 
 	kill(pid, SIGKILL);
 	reap(pid);
 	close(fd);
-	zr_ring_exit(&self->ring);
-	EXPECT_EQ(0, devmem_pools_settled(&self->env.nl, 5000));
+	zr_ring_exit(ring);
+	EXPECT_EQ(0, devmem_pools_settled(&env->nl, 5000));
 	if (dmabuf >= 0)
 		close(dmabuf);
 }
 
 TEST_F(zcrx, device_removed_with_buffers_held_unmaps_a_host_area)
 {
-	zc_device_gone_holding_buffers(_metadata, self, false);
+	zc_device_gone_holding_buffers(_metadata, &self->env, &self->ring,
+				       &self->z, false);
 }
 
 TEST_F(zcrx, device_removed_with_buffers_held_unmaps_a_dmabuf_area)
 {
-	zc_device_gone_holding_buffers(_metadata, self, true);
+	zc_device_gone_holding_buffers(_metadata, &self->env, &self->ring,
+				       &self->z, true);
 }
 
 /* A dmabuf area: the stream lands in the udmabuf; nothing to copy into. */
