@@ -647,6 +647,45 @@ TEST_F(zcrx, device_removed_with_buffers_held_unmaps_a_dmabuf_area)
 				       &self->z, true);
 }
 
+/*
+ * The ring exits while skbs with payload in its dmabuf area wait unread
+ * in a socket: the queue goes back to host memory, but the old page pool,
+ * and with it the area's mapping, live on for those skbs. The device's
+ * deletion then unmaps the area at once. Before, it stayed attached until
+ * the socket let the skbs go, after the device was gone.
+ */
+TEST_F(zcrx, device_removed_after_the_ring_exited_unmaps_the_area)
+{
+	size_t size = 8 << 20;
+	int dmabuf, fd;
+	pid_t pid;
+
+	if (access("/dev/udmabuf", F_OK))
+		SKIP(return, "no udmabuf");
+	dmabuf = udmabuf_alloc(size, NULL);
+	ASSERT_GE(dmabuf, 0);
+	zr_ifq_use_dmabuf(&self->z, dmabuf, size);
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	fd = devmem_env_stream(&self->env, 2 << 20, &pid);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, wait_inq_for(fd, 4096, 5000));
+	/* the sender, forked with the ring open, holds it too */
+	kill(pid, SIGKILL);
+	reap(pid);
+
+	zr_ring_exit(&self->ring);
+	EXPECT_EQ(0, zc_wait_queue_free(&self->env, ZC_QUEUE));
+	/* the unread skbs keep the old pool, and the area mapped */
+	EXPECT_EQ(1, dmabuf_attachments(dmabuf));
+	ASSERT_EQ(0, hdsim_del(self->env.dev_id));
+	self->env.dev_gone = true;
+	EXPECT_EQ(0, dmabuf_attachments(dmabuf));
+
+	close(fd);
+	EXPECT_EQ(0, devmem_pools_settled(&self->env.nl, 5000));
+	close(dmabuf);
+}
+
 /* A dmabuf area: the stream lands in the udmabuf; nothing to copy into. */
 TEST_F(zcrx, stream_lands_in_a_dmabuf_area)
 {
