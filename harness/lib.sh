@@ -15,7 +15,7 @@ if [ "$VARIANT" = debug ]; then
 	OBJ=$BUILD/obj-debug
 	LOGS=$BUILD/logs-debug
 	KST=$BUILD/kselftest-debug
-	FRAGMENT="$REPO/config/devmem.config $REPO/config/memcg.config $REPO/config/debug.config"
+	FRAGMENT="$REPO/config/devmem.config $REPO/config/memcg.config $REPO/config/kprobes.config $REPO/config/debug.config"
 	LOCALVERSION=-devmem-debug
 elif [ "$VARIANT" = iommu ]; then
 	# the kernel and kselftests of the default variant, booted with the
@@ -23,7 +23,7 @@ elif [ "$VARIANT" = iommu ]; then
 	OBJ=$BUILD/obj
 	LOGS=$BUILD/logs-iommu
 	KST=$BUILD/kselftest
-	FRAGMENT="$REPO/config/devmem.config $REPO/config/memcg.config $BUILD/fleet.config"
+	FRAGMENT="$REPO/config/devmem.config $REPO/config/memcg.config $REPO/config/kprobes.config $BUILD/fleet.config"
 	LOCALVERSION=-devmem
 	export VM_IOMMU=1
 elif [ "$VARIANT" = p2p ]; then
@@ -32,7 +32,7 @@ elif [ "$VARIANT" = p2p ]; then
 	OBJ=$BUILD/obj
 	LOGS=$BUILD/logs-p2p
 	KST=$BUILD/kselftest
-	FRAGMENT="$REPO/config/devmem.config $REPO/config/memcg.config $BUILD/fleet.config"
+	FRAGMENT="$REPO/config/devmem.config $REPO/config/memcg.config $REPO/config/kprobes.config $BUILD/fleet.config"
 	LOCALVERSION=-devmem
 	export VM_P2P=1
 elif [ "$VARIANT" = noinet ]; then
@@ -49,7 +49,7 @@ elif [ "$VARIANT" = fuzz ]; then
 	OBJ=$BUILD/obj-fuzz
 	LOGS=$BUILD/logs-fuzz
 	KST=$BUILD/kselftest-fuzz
-	FRAGMENT="$REPO/config/devmem.config $REPO/config/memcg.config $REPO/config/debug.config $REPO/config/fuzz.config"
+	FRAGMENT="$REPO/config/devmem.config $REPO/config/memcg.config $REPO/config/kprobes.config $REPO/config/debug.config $REPO/config/fuzz.config"
 	LOCALVERSION=-devmem-fuzz
 elif [ "$VARIANT" = e1000e-only ]; then
 	# built, never booted: e1000e as the only user of page_pool
@@ -68,7 +68,7 @@ else
 	OBJ=$BUILD/obj		# out-of-tree kernel objects
 	LOGS=$BUILD/logs
 	KST=$BUILD/kselftest	# installed kselftests
-	FRAGMENT="$REPO/config/devmem.config $REPO/config/memcg.config $BUILD/fleet.config"
+	FRAGMENT="$REPO/config/devmem.config $REPO/config/memcg.config $REPO/config/kprobes.config $BUILD/fleet.config"
 	LOCALVERSION=-devmem
 fi
 # LOGS_SUFFIX: a second log directory of the same variant, for a second

@@ -13,7 +13,9 @@ bool netif_rxq_restartable(const struct net_device *dev);
 int netif_mp_check_buf_size(const struct net_device *dev, u32 size,
 			    struct netlink_ext_ack *extack);
 
-/* Install and remove a memory provider on one RX queue. */
+/* Check, install and remove a memory provider on one RX queue. */
+int netif_mp_check_rxq(struct net_device *dev, unsigned int rxq_idx,
+		       u32 rx_page_size, struct netlink_ext_ack *extack);
 int netif_mp_open_rxq(struct net_device *dev, unsigned int rxq_idx,
 		      const struct pp_memory_provider_params *p,
 		      struct netlink_ext_ack *extack);

@@ -319,22 +319,27 @@ static int net_devmem_init_area(struct net_devmem_dmabuf_binding *binding,
 
 /**
  * net_devmem_bind_dmabuf() - map a dmabuf for a device and carve it up
- * @dev: device whose DMA device the dmabuf is attached to
+ * @dev: device whose DMA device the dmabuf is attached to; the caller
+ *	holds a reference to it
  * @dmabuf_fd: dmabuf file descriptor of the caller
  * @rx_page_size: size of each net_iov: PAGE_SIZE or a larger power of two
  * @direction: DMA_FROM_DEVICE (RX queues) or DMA_TO_DEVICE (TX)
  * @extack: netlink extended ack
  *
- * The binding gets its id right away but is not bound to any queue yet;
- * for RX the caller binds queues with net_devmem_bind_dmabuf_to_queue().
- * The caller gives it to its owner, net_devmem_set_owner(), before it
- * releases RTNL. Its memory is charged to the caller's memory cgroup.
- * Every DMA segment of the mapping must start and end on a multiple of
- * @rx_page_size.
- * A TX binding records the caller's credentials and the device's network
- * namespace before its id is published: who may send from it.
+ * Attaching and mapping may take long (the exporter may have to move or
+ * pin device memory), so it runs without RTNL: every other RTNL user of
+ * the system would wait on it. The binding has no id, queue or owner
+ * yet; it is only on the list of mapped bindings, so that @dev's
+ * unregister unmaps it (and clears its device) as any other. Under RTNL,
+ * after checking that @dev is still what the request named, the caller
+ * gives it an id with net_devmem_reserve_id(), or drops it with
+ * net_devmem_discard_binding() once RTNL is released.
+ * Its memory is charged to the caller's memory cgroup. Every DMA segment
+ * of the mapping must start and end on a multiple of @rx_page_size.
+ * A TX binding records the caller's credentials: who may send from it.
  *
- * Context: RTNL held, in the task that asked for the binding.
+ * Context: process, in the task that asked for the binding; RTNL not
+ * held.
  * Return: the binding with one reference, or an ERR_PTR().
  */
 struct net_devmem_dmabuf_binding *
@@ -346,8 +351,6 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 	struct dma_buf *dmabuf;
 	size_t size;
 	int err;
-
-	ASSERT_RTNL();
 
 	if (!dev->dev.parent) {
 		NL_SET_ERR_MSG(extack, "Device doesn't support DMA");
@@ -370,15 +373,13 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 	binding->dev = dev;
 	binding->dmabuf = dmabuf;
 	binding->direction = direction;
-	if (direction == DMA_TO_DEVICE) {
-		/* the netlink request's namespace: bind-tx found @dev in it */
+	if (direction == DMA_TO_DEVICE)
 		binding->tx_cred = get_cred(current_cred());
-		binding->tx_net_cookie = dev_net(dev)->net_cookie;
-	}
 	refcount_set(&binding->ref, 1);
 	spin_lock_init(&binding->free_lock);
 	xa_init_flags(&binding->bound_rxqs, XA_FLAGS_ALLOC);
 	INIT_WORK(&binding->free_work, net_devmem_dmabuf_binding_free);
+	INIT_LIST_HEAD(&binding->map_list);
 
 	err = net_devmem_dmabuf_map(binding, dev->dev.parent, extack);
 	if (err)
@@ -394,13 +395,10 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 	if (err)
 		goto err_free_area;
 
-	err = xa_alloc_cyclic(&net_devmem_dmabuf_bindings, &binding->id,
-			      binding, xa_limit_32b, &net_devmem_next_id,
-			      GFP_KERNEL_ACCOUNT);
-	if (err < 0)
-		goto err_free_area;
-	binding->area.id = binding->id;
-
+	/* From here on the device's unregister unmaps it, even before the
+	 * binding has an id (a device that goes away while the dmabuf
+	 * was being mapped).
+	 */
 	mutex_lock(&net_devmem_mapped_lock);
 	binding->map_dev = dev;
 	list_add(&binding->map_list, &net_devmem_mapped);
@@ -421,6 +419,91 @@ err_put_dmabuf:
 	return ERR_PTR(err);
 }
 
+/**
+ * net_devmem_reserve_id() - give a new binding its id
+ * @binding: a binding from net_devmem_bind_dmabuf()
+ *
+ * The id is reserved, not yet published: looking it up finds nothing
+ * until net_devmem_publish_binding(). A TX binding takes the network
+ * namespace its device is in now, the one the request found it in: only
+ * sockets of that namespace may send from it. From here on the binding
+ * is undone with net_devmem_unbind_dmabuf(), which frees the id.
+ *
+ * Context: RTNL held; the caller checked that @binding's device is
+ * still registered and is the one the request named.
+ * Return: 0, or a negative errno; the caller then discards @binding.
+ */
+int net_devmem_reserve_id(struct net_devmem_dmabuf_binding *binding)
+{
+	int err;
+
+	ASSERT_RTNL();
+
+	if (binding->direction == DMA_TO_DEVICE)
+		binding->tx_net_cookie = dev_net(binding->dev)->net_cookie;
+
+	err = xa_alloc_cyclic(&net_devmem_dmabuf_bindings, &binding->id, NULL,
+			      xa_limit_32b, &net_devmem_next_id,
+			      GFP_KERNEL_ACCOUNT);
+	if (err < 0) {
+		binding->id = 0;
+		return err;
+	}
+	binding->area.id = binding->id;
+
+	return 0;
+}
+
+/**
+ * net_devmem_publish_binding() - make a complete binding findable by id
+ * @binding: a binding with its id reserved, installed and owned
+ *
+ * sendmsg() looks TX bindings up by their id: a binding must be found
+ * only once nothing can fail any more.
+ *
+ * Context: RTNL held.
+ */
+void net_devmem_publish_binding(struct net_devmem_dmabuf_binding *binding)
+{
+	ASSERT_RTNL();
+
+	/* the slot exists since net_devmem_reserve_id(): nothing to allocate */
+	xa_store(&net_devmem_dmabuf_bindings, binding->id, binding, GFP_KERNEL);
+}
+
+/**
+ * net_devmem_discard_binding() - drop a binding that got no id
+ * @binding: a binding from net_devmem_bind_dmabuf()
+ *
+ * Unmaps it before returning, so that the dmabuf is no longer attached
+ * when the request that made it fails; the rest is freed by the last
+ * reference's work. The binding leaves the list of mapped bindings
+ * under its lock and is unmapped after: the netdevice notifier, which
+ * takes the lock under RTNL, never waits for the exporter.
+ *
+ * Context: process, RTNL not held (the exporter's unmap may sleep long);
+ * the caller holds a reference to the binding's device, which keeps the
+ * DMA device for the unmap.
+ */
+void net_devmem_discard_binding(struct net_devmem_dmabuf_binding *binding)
+{
+	bool mapped;
+
+	might_sleep();
+
+	mutex_lock(&net_devmem_mapped_lock);
+	mapped = binding->map_dev;
+	if (mapped) {
+		list_del(&binding->map_list);
+		binding->map_dev = NULL;
+	}
+	mutex_unlock(&net_devmem_mapped_lock);
+
+	if (mapped)
+		net_devmem_dmabuf_unmap(binding);
+	net_devmem_dmabuf_binding_put(binding);
+}
+
 /* The params that install @binding as a queue's provider. */
 static struct pp_memory_provider_params
 net_devmem_mp_params(struct net_devmem_dmabuf_binding *binding)
@@ -436,7 +519,7 @@ net_devmem_mp_params(struct net_devmem_dmabuf_binding *binding)
  * net_devmem_bind_dmabuf_to_queue() - install a binding on one RX queue
  * @dev: device
  * @rxq_idx: RX queue index
- * @binding: binding from net_devmem_bind_dmabuf()
+ * @binding: binding with its id (net_devmem_reserve_id())
  * @extack: netlink extended ack
  *
  * Installs the binding as the queue's memory provider through
@@ -518,7 +601,8 @@ int net_devmem_owner_check(const struct sock *sk,
 
 /**
  * net_devmem_set_owner() - give a new binding to the socket that asked
- * @binding: a binding from net_devmem_bind_dmabuf(), not yet owned
+ * @binding: a binding with its id (net_devmem_reserve_id()), not yet
+ *	owned
  * @sk: the netlink socket that asked for it
  *
  * The binding is unbound when @sk is released: net_devmem_unbind_owned().

@@ -39,7 +39,8 @@ struct sg_table;
  * @free_count: number of entries in @free_stack
  * @ref: one for the netlink owner, one per page pool using the binding
  * @bound_rxqs: the RX queues using the binding. RTNL.
- * @id: user-visible id, from 1
+ * @id: user-visible id, from 1; 0 until it is reserved. Lookups find the
+ *	binding once it is published, complete.
  * @owner: the bindings of the netlink socket that created this one, set
  *	once the binding is complete; NULL before and after. RTNL.
  * @owner_list: entry in @owner's list of bindings. RTNL.
@@ -47,7 +48,8 @@ struct sg_table;
  *	held until the binding is freed; with @tx_net_cookie, who may send
  *	from the binding (net_devmem_get_tx_binding())
  * @tx_net_cookie: (TX only) the cookie of the network namespace bind-tx
- *	was sent in, the device's then: compared, so no reference is held
+ *	was sent in, the device's when the binding got its id: compared,
+ *	so no reference is held
  * @free_work: final teardown, in process context
  * @map_dev: the device the dmabuf is mapped for, until it is unmapped
  *	(NULL after): at the final free, or when that device unregisters.
@@ -87,6 +89,9 @@ struct net_devmem_dmabuf_binding *
 net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 		       u32 rx_page_size, enum dma_data_direction direction,
 		       struct netlink_ext_ack *extack);
+int net_devmem_reserve_id(struct net_devmem_dmabuf_binding *binding);
+void net_devmem_publish_binding(struct net_devmem_dmabuf_binding *binding);
+void net_devmem_discard_binding(struct net_devmem_dmabuf_binding *binding);
 int net_devmem_bind_dmabuf_to_queue(struct net_device *dev, u32 rxq_idx,
 				    struct net_devmem_dmabuf_binding *binding,
 				    struct netlink_ext_ack *extack);

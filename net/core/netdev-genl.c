@@ -280,18 +280,70 @@ static struct net_device *netdev_nl_bind_dev(struct genl_info *info)
 	return netdev;
 }
 
-/* Runs @bind on the device the request names and replies with the id of
- * the binding it made, which belongs to the requesting socket from then on
- * (released with it: netdev_nl_netlink_notify(); a socket owns at most
- * 256). @bind runs under RTNL and returns the binding or an ERR_PTR(),
- * with the extack set.
+/**
+ * struct netdev_nl_bind_ops - what bind-rx and bind-tx do around the map
+ * @check: is the request good for @netdev; sets the extack. Runs under
+ *	RTNL before the dmabuf is attached, so that a bad request costs no
+ *	mapping, and again once it is mapped: RTNL was released meanwhile.
+ * @install: put the binding, which has its id, to use (RX: on its
+ *	queues); sets the extack. RTNL, right after @check. NULL when there
+ *	is nothing to install.
+ * @direction: direction of the DMA mapping
  */
-static int
-netdev_nl_bind(struct genl_info *info,
-	       struct net_devmem_dmabuf_binding *(*bind)(struct net_device *netdev,
-							 struct genl_info *info))
+struct netdev_nl_bind_ops {
+	int (*check)(struct net_device *netdev, struct genl_info *info);
+	int (*install)(struct net_device *netdev,
+		       struct net_devmem_dmabuf_binding *binding,
+		       struct genl_info *info);
+	enum dma_data_direction direction;
+};
+
+/* The device the request names, checked for @ops, or NULL with *@err
+ * and the extack set. @held: the device found before the dmabuf was
+ * mapped, or NULL the first time; it must still be the one the ifindex
+ * names (not gone, not moved to another netns). Context: RTNL.
+ */
+static struct net_device *
+netdev_nl_bind_prepare(struct genl_info *info, struct net_device *held,
+		       const struct netdev_nl_bind_ops *ops, int *err)
 {
+	struct net_device *netdev;
+
+	ASSERT_RTNL();
+
+	netdev = netdev_nl_bind_dev(info);
+	if (!netdev || (held && netdev != held)) {
+		if (held && !info->extack->_msg)
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[NETDEV_A_DMABUF_IFINDEX],
+					    "device went away or changed while the dmabuf was mapped");
+		*err = -ENODEV;
+		return NULL;
+	}
+
+	*err = net_devmem_owner_check(info->user_ptr[0], info->extack);
+	if (!*err)
+		*err = ops->check(netdev, info);
+
+	return *err ? NULL : netdev;
+}
+
+/* Binds the dmabuf of the request, cut into net_iovs of @rx_page_size
+ * bytes, to the device it names, as @ops says, and replies with the id
+ * of the binding, which belongs to the requesting socket from then on
+ * (released with it: netdev_nl_netlink_notify(); a socket owns at most
+ * 256).
+ *
+ * RTNL is held to check the request, released while the dmabuf is
+ * attached and mapped (the device is held), and taken again to check
+ * the request once more and publish the binding.
+ */
+static int netdev_nl_bind(struct genl_info *info,
+			  const struct netdev_nl_bind_ops *ops, u32 rx_page_size)
+{
+	u32 dmabuf_fd = nla_get_u32(info->attrs[NETDEV_A_DMABUF_FD]);
 	struct net_devmem_dmabuf_binding *binding;
+	netdevice_tracker dev_tracker;
 	struct net_device *netdev;
 	struct sk_buff *rsp;
 	void *hdr;
@@ -308,39 +360,54 @@ netdev_nl_bind(struct genl_info *info,
 	}
 
 	rtnl_lock();
-
-	netdev = netdev_nl_bind_dev(info);
+	netdev = netdev_nl_bind_prepare(info, NULL, ops, &err);
 	if (!netdev) {
-		err = -ENODEV;
-		goto err_unlock;
+		rtnl_unlock();
+		goto err_free_msg;
 	}
+	netdev_hold(netdev, &dev_tracker, GFP_KERNEL);
+	rtnl_unlock();
 
-	err = net_devmem_owner_check(info->user_ptr[0], info->extack);
-	if (err)
-		goto err_unlock;
-
-	binding = bind(netdev, info);
+	binding = net_devmem_bind_dmabuf(netdev, dmabuf_fd, rx_page_size,
+					 ops->direction, info->extack);
 	if (IS_ERR(binding)) {
 		err = PTR_ERR(binding);
-		goto err_unlock;
+		goto err_put_netdev;
 	}
 
+	rtnl_lock();
+	if (!netdev_nl_bind_prepare(info, netdev, ops, &err))
+		goto err_discard;
+	err = net_devmem_reserve_id(binding);
+	if (err)
+		goto err_discard;
+	if (ops->install) {
+		err = ops->install(netdev, binding, info);
+		if (err)
+			goto err_unbind;
+	}
 	err = nla_put_u32(rsp, NETDEV_A_DMABUF_ID, binding->id);
 	if (err < 0)
 		goto err_unbind;
 	err = net_devmem_set_owner(binding, info->user_ptr[0]);
 	if (err)
 		goto err_unbind;
+	net_devmem_publish_binding(binding);
 	genlmsg_end(rsp, hdr);
-
 	rtnl_unlock();
 
+	netdev_put(netdev, &dev_tracker);
 	return genlmsg_reply(rsp, info);
 
 err_unbind:
 	net_devmem_unbind_dmabuf(binding);
-err_unlock:
 	rtnl_unlock();
+	goto err_put_netdev;
+err_discard:
+	rtnl_unlock();
+	net_devmem_discard_binding(binding);
+err_put_netdev:
+	netdev_put(netdev, &dev_tracker);
 err_free_msg:
 	nlmsg_free(rsp);
 	return err;
@@ -382,43 +449,20 @@ static int netdev_nl_read_rxq(struct net_device *netdev,
 	return 0;
 }
 
-/* bind-rx: the dmabuf mapped for @netdev to write into, as the memory
- * provider of every queue the request lists. Context: RTNL.
+/* Every queue nest of a bind-rx request: with @binding NULL, each queue
+ * checked as netif_mp_open_rxq() would for net_iovs of @rx_page_size;
+ * else @binding installed on each, which on error the caller unbinds,
+ * restoring the queues done. Context: RTNL.
  */
-static struct net_devmem_dmabuf_binding *
-netdev_nl_bind_rx(struct net_device *netdev, struct genl_info *info)
+static int netdev_nl_bind_rx_queues(struct net_device *netdev,
+				    struct genl_info *info,
+				    struct net_devmem_dmabuf_binding *binding,
+				    u32 rx_page_size)
 {
-	struct nlattr *page_size = info->attrs[NETDEV_A_DMABUF_RX_PAGE_SIZE];
-	u32 dmabuf_fd = nla_get_u32(info->attrs[NETDEV_A_DMABUF_FD]);
-	u32 rx_page_size = page_size ? nla_get_u32(page_size) : PAGE_SIZE;
-	struct net_devmem_dmabuf_binding *binding;
 	struct nlattr *attr;
 	int rem, err;
 
-	if (dev_xdp_prog_count(netdev)) {
-		NL_SET_ERR_MSG(info->extack,
-			       "unable to bind dmabuf to device with XDP program attached");
-		return ERR_PTR(-EEXIST);
-	}
-
-	err = net_devmem_check_device(netdev, rx_page_size, info->extack);
-	if (err)
-		return ERR_PTR(err);
-
-	/* a bad queue list must not cost a dmabuf attach and map */
-	nla_for_each_attr(attr, genlmsg_data(info->genlhdr),
-			  genlmsg_len(info->genlhdr), rem) {
-		if (nla_type(attr) != NETDEV_A_DMABUF_QUEUES)
-			continue;
-		err = netdev_nl_read_rxq(netdev, attr, NULL, info->extack);
-		if (err)
-			return ERR_PTR(err);
-	}
-
-	binding = net_devmem_bind_dmabuf(netdev, dmabuf_fd, rx_page_size,
-					 DMA_FROM_DEVICE, info->extack);
-	if (IS_ERR(binding))
-		return binding;
+	ASSERT_RTNL();
 
 	nla_for_each_attr(attr, genlmsg_data(info->genlhdr),
 			  genlmsg_len(info->genlhdr), rem) {
@@ -426,23 +470,69 @@ netdev_nl_bind_rx(struct net_device *netdev, struct genl_info *info)
 
 		if (nla_type(attr) != NETDEV_A_DMABUF_QUEUES)
 			continue;
-
-		/* checked before the dmabuf was attached: cannot fail now */
-		err = netdev_nl_read_rxq(netdev, attr, &rxq_idx, NULL);
-		if (!err)
+		err = netdev_nl_read_rxq(netdev, attr, &rxq_idx, info->extack);
+		if (err)
+			return err;
+		if (binding)
 			err = net_devmem_bind_dmabuf_to_queue(netdev, rxq_idx,
 							      binding,
 							      info->extack);
+		else
+			err = netif_mp_check_rxq(netdev, rxq_idx, rx_page_size,
+						 info->extack);
 		if (err) {
 			NL_SET_BAD_ATTR(info->extack,
 					nla_find_nested(attr, NETDEV_A_QUEUE_ID));
-			net_devmem_unbind_dmabuf(binding);
-			return ERR_PTR(err);
+			return err;
 		}
 	}
 
-	return binding;
+	return 0;
 }
+
+/* bind-rx: can @netdev take the dmabuf on every queue the request lists?
+ * Everything netif_mp_open_rxq() would refuse is refused here, before
+ * the dmabuf is mapped for nothing. Context: RTNL.
+ */
+static int netdev_nl_bind_rx_check(struct net_device *netdev,
+				   struct genl_info *info)
+{
+	struct nlattr *page_size = info->attrs[NETDEV_A_DMABUF_RX_PAGE_SIZE];
+	u32 rx_page_size = page_size ? nla_get_u32(page_size) : PAGE_SIZE;
+	int err;
+
+	if (dev_xdp_prog_count(netdev)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "unable to bind dmabuf to device with XDP program attached");
+		return -EEXIST;
+	}
+
+	err = net_devmem_check_device(netdev, rx_page_size, info->extack);
+	if (err)
+		return err;
+
+	return netdev_nl_bind_rx_queues(netdev, info, NULL, rx_page_size);
+}
+
+/* bind-rx: the binding as the memory provider of every queue the request
+ * lists. Context: RTNL, right after netdev_nl_bind_rx_check(), so that
+ * no queue can refuse it but for the restart itself.
+ */
+static int netdev_nl_bind_rx_install(struct net_device *netdev,
+				     struct net_devmem_dmabuf_binding *binding,
+				     struct genl_info *info)
+{
+	return netdev_nl_bind_rx_queues(netdev, info, binding, 0);
+}
+
+/* bind-rx: the dmabuf mapped for the device to write into, as the memory
+ * provider of every queue the request lists.
+ */
+static const struct netdev_nl_bind_ops netdev_nl_bind_rx_ops = {
+	.check		= netdev_nl_bind_rx_check,
+	.install	= netdev_nl_bind_rx_install,
+	.direction	= DMA_FROM_DEVICE,
+};
 
 int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
 {
@@ -459,26 +549,28 @@ int netdev_nl_bind_rx_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 
-	return netdev_nl_bind(info, netdev_nl_bind_rx);
+	return netdev_nl_bind(info, &netdev_nl_bind_rx_ops,
+			      page_size ? nla_get_u32(page_size) : PAGE_SIZE);
 }
 
-/* bind-tx: the dmabuf mapped for @netdev to read from; sendmsg() names it
- * by its id in an SCM_DEVMEM_DMABUF message. Context: RTNL.
- */
-static struct net_devmem_dmabuf_binding *
-netdev_nl_bind_tx(struct net_device *netdev, struct genl_info *info)
+/* bind-tx: can @netdev send from device memory? Context: RTNL. */
+static int netdev_nl_bind_tx_check(struct net_device *netdev,
+				   struct genl_info *info)
 {
-	u32 dmabuf_fd = nla_get_u32(info->attrs[NETDEV_A_DMABUF_FD]);
-
 	if (!netdev->netmem_tx) {
 		NL_SET_ERR_MSG(info->extack, "Driver does not support netmem TX");
-		return ERR_PTR(-EOPNOTSUPP);
+		return -EOPNOTSUPP;
 	}
-
-	/* TX reads payload by the page: net_iovs of PAGE_SIZE */
-	return net_devmem_bind_dmabuf(netdev, dmabuf_fd, PAGE_SIZE,
-				      DMA_TO_DEVICE, info->extack);
+	return 0;
 }
+
+/* bind-tx: the dmabuf mapped for the device to read from; sendmsg() names
+ * it by its id in an SCM_DEVMEM_DMABUF message. Nothing to install.
+ */
+static const struct netdev_nl_bind_ops netdev_nl_bind_tx_ops = {
+	.check		= netdev_nl_bind_tx_check,
+	.direction	= DMA_TO_DEVICE,
+};
 
 int netdev_nl_bind_tx_doit(struct sk_buff *skb, struct genl_info *info)
 {
@@ -486,7 +578,8 @@ int netdev_nl_bind_tx_doit(struct sk_buff *skb, struct genl_info *info)
 	    GENL_REQ_ATTR_CHECK(info, NETDEV_A_DMABUF_FD))
 		return -EINVAL;
 
-	return netdev_nl_bind(info, netdev_nl_bind_tx);
+	/* TX reads payload by the page: net_iovs of PAGE_SIZE */
+	return netdev_nl_bind(info, &netdev_nl_bind_tx_ops, PAGE_SIZE);
 }
 
 /**

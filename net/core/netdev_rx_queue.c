@@ -175,11 +175,10 @@ static int netif_mp_check_header_split(struct net_device *dev,
 }
 
 /**
- * netif_mp_open_rxq() - install a memory provider on one RX queue
+ * netif_mp_check_rxq() - may one RX queue take a memory provider now?
  * @dev: device
  * @rxq_idx: RX queue index
- * @p: the provider: @p->mp_ops and @p->mp_priv set, @p->rx_page_size its
- *	buffer size (0 for PAGE_SIZE)
+ * @rx_page_size: the provider's buffer size (0 for PAGE_SIZE)
  * @extack: netlink extended ack, set on every failure
  *
  * The one place that decides whether a queue may take a provider, for
@@ -188,16 +187,15 @@ static int netif_mp_check_header_split(struct net_device *dev,
  * (tcp-data-split enabled, hds-thresh 0; -EINVAL), no XDP program
  * (-EEXIST), the buffer size suits the driver (see
  * netif_mp_check_buf_size()), no provider on the queue yet (-EEXIST), no
- * AF_XDP pool on it (-EBUSY). Then the params are recorded on the queue
- * and the queue restarts on the provider's memory; a driver that builds
- * no pool from them fails with -ENODATA.
+ * AF_XDP pool on it (-EBUSY). A caller may ask before it prepares its
+ * provider (bind-rx: before it maps a dmabuf for nothing); the answer
+ * holds for as long as it keeps RTNL.
  *
  * Context: RTNL held.
- * Return: 0, or a negative errno with the queue as it was.
+ * Return: 0, or the negative errno netif_mp_open_rxq() would return.
  */
-int netif_mp_open_rxq(struct net_device *dev, unsigned int rxq_idx,
-		      const struct pp_memory_provider_params *p,
-		      struct netlink_ext_ack *extack)
+int netif_mp_check_rxq(struct net_device *dev, unsigned int rxq_idx,
+		       u32 rx_page_size, struct netlink_ext_ack *extack)
 {
 	struct netdev_rx_queue *rxq;
 	int err;
@@ -220,7 +218,7 @@ int netif_mp_open_rxq(struct net_device *dev, unsigned int rxq_idx,
 			       "unable to custom memory provider to device with XDP program attached");
 		return -EEXIST;
 	}
-	err = netif_mp_check_buf_size(dev, p->rx_page_size, extack);
+	err = netif_mp_check_buf_size(dev, rx_page_size, extack);
 	if (err)
 		return err;
 
@@ -236,6 +234,36 @@ int netif_mp_open_rxq(struct net_device *dev, unsigned int rxq_idx,
 	}
 #endif
 
+	return 0;
+}
+
+/**
+ * netif_mp_open_rxq() - install a memory provider on one RX queue
+ * @dev: device
+ * @rxq_idx: RX queue index
+ * @p: the provider: @p->mp_ops and @p->mp_priv set, @p->rx_page_size its
+ *	buffer size (0 for PAGE_SIZE)
+ * @extack: netlink extended ack, set on every failure
+ *
+ * If netif_mp_check_rxq() allows it, the params are recorded on the
+ * queue and the queue restarts on the provider's memory; a driver that
+ * builds no pool from them fails with -ENODATA.
+ *
+ * Context: RTNL held.
+ * Return: 0, or a negative errno with the queue as it was.
+ */
+int netif_mp_open_rxq(struct net_device *dev, unsigned int rxq_idx,
+		      const struct pp_memory_provider_params *p,
+		      struct netlink_ext_ack *extack)
+{
+	struct netdev_rx_queue *rxq;
+	int err;
+
+	err = netif_mp_check_rxq(dev, rxq_idx, p->rx_page_size, extack);
+	if (err)
+		return err;
+
+	rxq = __netif_get_rx_queue(dev, rxq_idx);
 	rxq->mp_params = *p;
 	err = netdev_rx_queue_restart(dev, rxq_idx);
 	if (err) {

@@ -19,6 +19,7 @@
 #include "devmem_lib.h"
 #include "devmem_nl.h"
 #include "netcfg.h"
+#include "rtnl_watch.h"
 #include "xdp_pass.skel.h"
 
 #define DMABUF_SIZE	(8 << 20)
@@ -819,6 +820,100 @@ TEST_F(bind, binds_in_own_user_and_network_namespace)
 	EXPECT_EQ(0, WEXITSTATUS(status))
 		TH_LOG("child: %d (100 + errno: the bind failed)",
 		       WEXITSTATUS(status));
+}
+
+/* A bind-rx of queue 1 or a bind-tx, run while RTNL is watched. */
+struct bind_req {
+	struct devmem_nl *nl;
+	int ifindex;
+	int dmabuf;
+	bool tx;
+	uint32_t id;
+};
+
+static int bind_req(void *arg)
+{
+	struct bind_req *r = arg;
+
+	if (r->tx)
+		return devmem_bind_tx(r->nl, r->ifindex, r->dmabuf, &r->id);
+	return bind_q(r->nl, r->ifindex, r->dmabuf, 1, &r->id);
+}
+
+/*
+ * The dmabuf is attached and mapped without RTNL: an exporter may take
+ * long, and every RTNL user of the system would wait on it. Kprobe
+ * events give the order in which this task took RTNL and entered the
+ * attach, the map and @last, a step that needs RTNL (which shows that
+ * the watch sees it at all); no timing is involved.
+ */
+static void bind_watching_rtnl(struct __test_metadata *_metadata,
+			       struct bind_req *req, const char *last)
+{
+	const char *const funcs[] = {
+		"dma_buf_attach", "dma_buf_map_attachment_unlocked", last,
+	};
+	struct rtnl_watch_count c[3];
+	int err, ret;
+
+	err = rtnl_watch_run(funcs, 3, c, bind_req, req, &ret);
+	if (err == -ENOENT)
+		SKIP(return, "no kprobe events (CONFIG_KPROBE_EVENTS)");
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, ret);
+	EXPECT_TRUE(rtnl_watch_only_last_held(funcs, c, 3));
+	/* one attach, one map */
+	EXPECT_EQ(1, c[0].free);
+	EXPECT_EQ(1, c[1].free);
+}
+
+TEST_F(bind, rx_attaches_and_maps_the_dmabuf_without_rtnl)
+{
+	struct bind_req req = { &self->nl, self->ifindex, self->dmabuf };
+
+	bind_watching_rtnl(_metadata, &req, "netif_mp_open_rxq");
+}
+
+TEST_F(bind, tx_attaches_and_maps_the_dmabuf_without_rtnl)
+{
+	struct bind_req req = { &self->nl, self->ifindex, self->dmabuf, true };
+
+	bind_watching_rtnl(_metadata, &req, "net_devmem_set_owner");
+}
+
+/*
+ * What the queue would refuse is refused before the dmabuf is attached:
+ * a queue that has a provider already, or header split off, costs no
+ * attach and no map of the dmabuf (before, both were found when the
+ * queue was restarted, after the map).
+ */
+TEST_F(bind, refuses_a_bad_queue_before_attaching_the_dmabuf)
+{
+	static const char *const funcs[] = { "dma_buf_attach" };
+	struct rtnl_watch_count c;
+	uint32_t id = 0, id2 = 0;
+	int ret;
+
+	ASSERT_EQ(0, bind_q(&self->nl, self->ifindex, self->dmabuf, 1, &id));
+	ret = rtnl_watch_start(getpid(), funcs, 1);
+	if (ret == -ENOENT)
+		SKIP(return, "no kprobe events (CONFIG_KPROBE_EVENTS)");
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(-EEXIST, bind_q(&self->nl, self->ifindex, self->dmabuf, 1,
+				  &id2));
+	EXPECT_STREQ("designated queue already memory provider bound",
+		     self->nl.extack);
+	/* the socket's release unbinds queue 1 */
+	devmem_nl_close(&self->nl);
+	ASSERT_EQ(0, devmem_nl_open(&self->nl));
+	ASSERT_EQ(0, devmem_wait_bindings(0, 5000));
+	ASSERT_EQ(0, ethtool_set_hds(&self->nl, self->ifindex, false));
+	EXPECT_EQ(-EINVAL, bind_q(&self->nl, self->ifindex, self->dmabuf, 1,
+				  &id2));
+	EXPECT_STREQ("tcp-data-split is disabled", self->nl.extack);
+	EXPECT_EQ(0, rtnl_watch_read(&c, 1));
+	rtnl_watch_stop();
+	EXPECT_EQ(0, c.held + c.free);
 }
 
 TEST_F(bind, deleting_bound_device_then_closing_socket)

@@ -174,6 +174,91 @@ TEST_F(bind_tx, deleting_the_device_then_closing_the_socket)
 	ASSERT_EQ(0, devmem_nl_open(&self->nl));
 }
 
+/* What the binding child of the next test saw, shared with the parent. */
+struct bind_race {
+	int binds;		/* bind-tx that succeeded */
+	int gone;		/* the last one failed: ENODEV */
+	int gone_while_mapped;	/* found gone after its map */
+	int other;		/* any other result: a failure */
+	char extack[256];
+};
+
+/* bind-tx in a loop until the device is gone. A socket owns at most 256
+ * bindings: every 128 it is closed, which unbinds them, and opened anew.
+ */
+static void bind_until_gone(struct bind_race *r, int ifindex, int dmabuf)
+{
+	struct devmem_nl nl;
+	int err = 0, i;
+	uint32_t id;
+
+	while (!err) {
+		if (devmem_nl_open(&nl)) {
+			snprintf(r->extack, sizeof(r->extack), "open: %d", -errno);
+			__atomic_store_n(&r->other, 1, __ATOMIC_RELEASE);
+			return;
+		}
+		for (i = 0; i < 128 && !err; i++) {
+			err = devmem_bind_tx(&nl, ifindex, dmabuf, &id);
+			if (!err)
+				__atomic_add_fetch(&r->binds, 1, __ATOMIC_RELEASE);
+		}
+		if (err == -ENODEV) {
+			r->gone = 1;
+			r->gone_while_mapped = !!strstr(nl.extack,
+							"while the dmabuf was mapped");
+		} else if (err) {
+			snprintf(r->extack, sizeof(r->extack), "%d %.200s", err,
+				 nl.extack);
+			__atomic_store_n(&r->other, 1, __ATOMIC_RELEASE);
+		}
+		devmem_nl_close(&nl);
+	}
+}
+
+/*
+ * The device deleted while bind-tx maps (without RTNL): a child binds a
+ * 32 MiB dmabuf in a loop while the parent deletes the port. Each bind
+ * either completes first (the delete then unmaps it) or fails with
+ * ENODEV; none leaves the dmabuf attached, or held once the child's
+ * socket is gone. Whether a bind was caught between its map and its
+ * publication is logged, not required: that window is milliseconds.
+ */
+TEST_F(bind_tx, deleting_the_device_while_binds_map)
+{
+	struct bind_race *r;
+	int dmabuf, status;
+	pid_t pid;
+
+	dmabuf = udmabuf_alloc(32 << 20, NULL);
+	ASSERT_GE(dmabuf, 0);
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, r);
+	memset(r, 0, sizeof(*r));
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		bind_until_gone(r, self->ifindex, dmabuf);
+		_exit(0);
+	}
+	while (__atomic_load_n(&r->binds, __ATOMIC_ACQUIRE) < 3 &&
+	       !__atomic_load_n(&r->other, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	ASSERT_EQ(0, hdsim_del(self->dev_id));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+
+	TH_LOG("%d binds before the delete; the next one failed %s", r->binds,
+	       r->gone_while_mapped ? "after its map" : "before its map");
+	EXPECT_EQ(0, r->other) TH_LOG("unexpected: %s", r->extack);
+	EXPECT_EQ(1, r->gone);
+	EXPECT_EQ(0, dmabuf_attachments(dmabuf));
+	EXPECT_EQ(1, wait_dmabuf_refs(dmabuf, 1));
+	munmap(r, sizeof(*r));
+	close(dmabuf);
+}
+
 TEST_F(bind_tx, rejects_driver_without_netmem_tx)
 {
 	/* loopback: no DMA, no opt-in */

@@ -44,6 +44,7 @@
 #include "devmem_nl.h"
 #include "devmem_traffic.h"
 #include "netcfg.h"
+#include "rtnl_watch.h"
 #include "zcrx_lib.h"
 
 #define ZC_QUEUE		3
@@ -1901,6 +1902,67 @@ TEST_F(zcrx, rtnl_is_free_while_the_area_is_pinned)
 		     reg_ns / 1000000);
 	EXPECT_LT(p->max_ns, reg_ns / 4);
 	munmap((void *)p, sizeof(*p));
+}
+
+struct zc_register_req {
+	struct zr_ring *ring;
+	struct zr_ifq *z;
+};
+
+static int zc_register_req(void *arg)
+{
+	struct zc_register_req *r = arg;
+
+	return zr_ifq_register(r->ring, r->z);
+}
+
+/*
+ * Registers the fixture's area while kprobe events watch which of the
+ * pin (host area), attach and map (dmabuf area) and queue restart ran
+ * with RTNL held by this task; no timing is involved. The restart must
+ * (it shows that the watch sees RTNL at all), the rest must not.
+ */
+static void zc_register_watching_rtnl(struct __test_metadata *_metadata,
+				      struct zr_ring *ring, struct zr_ifq *z,
+				      const char *const *funcs, int n)
+{
+	struct zc_register_req req = { ring, z };
+	struct rtnl_watch_count c[RTNL_WATCH_MAX];
+	int err, ret;
+
+	err = rtnl_watch_run(funcs, n, c, zc_register_req, &req, &ret);
+	if (err == -ENOENT)
+		SKIP(return, "no kprobe events (CONFIG_KPROBE_EVENTS)");
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, ret);
+	EXPECT_TRUE(rtnl_watch_only_last_held(funcs, c, n));
+}
+
+TEST_F(zcrx, pins_and_maps_a_host_area_without_rtnl)
+{
+	static const char *const funcs[] = {
+		"pin_user_pages", "dma_map_sgtable", "netif_mp_open_rxq",
+	};
+
+	zc_register_watching_rtnl(_metadata, &self->ring, &self->z, funcs, 3);
+}
+
+TEST_F(zcrx, attaches_and_maps_a_dmabuf_area_without_rtnl)
+{
+	static const char *const funcs[] = {
+		"dma_buf_attach", "dma_buf_map_attachment_unlocked",
+		"netif_mp_open_rxq",
+	};
+	size_t size = 8 << 20;
+	int dmabuf;
+
+	if (access("/dev/udmabuf", F_OK))
+		SKIP(return, "no udmabuf");
+	dmabuf = udmabuf_alloc(size, NULL);
+	ASSERT_GE(dmabuf, 0);
+	zr_ifq_use_dmabuf(&self->z, dmabuf, size);
+	zc_register_watching_rtnl(_metadata, &self->ring, &self->z, funcs, 3);
+	close(dmabuf);
 }
 
 TEST_HARNESS_MAIN
