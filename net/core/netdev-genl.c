@@ -7,6 +7,7 @@
  * Policies and operations are in netdev-genl-gen.c, page-pool-get beside
  * the page pool registry in page_pool_user.c.
  */
+#include <linux/bitmap.h>
 #include <linux/log2.h>
 #include <linux/netdevice.h>
 #include <linux/notifier.h>
@@ -450,19 +451,26 @@ static int netdev_nl_read_rxq(struct net_device *netdev,
 }
 
 /* Every queue nest of a bind-rx request: with @binding NULL, each queue
- * checked as netif_mp_open_rxq() would for net_iovs of @rx_page_size;
- * else @binding installed on each, which on error the caller unbinds,
- * restoring the queues done. Context: RTNL.
+ * checked as netif_mp_open_rxq() would for net_iovs of @rx_page_size,
+ * and listed once only; else @binding installed on each, which on error
+ * the caller unbinds, restoring the queues done. Context: RTNL.
  */
 static int netdev_nl_bind_rx_queues(struct net_device *netdev,
 				    struct genl_info *info,
 				    struct net_devmem_dmabuf_binding *binding,
 				    u32 rx_page_size)
 {
+	unsigned long *listed = NULL;
 	struct nlattr *attr;
-	int rem, err;
+	int rem, err = 0;
 
 	ASSERT_RTNL();
+
+	if (!binding) {
+		listed = bitmap_zalloc(netdev->real_num_rx_queues, GFP_KERNEL);
+		if (!listed)
+			return -ENOMEM;
+	}
 
 	nla_for_each_attr(attr, genlmsg_data(info->genlhdr),
 			  genlmsg_len(info->genlhdr), rem) {
@@ -472,22 +480,28 @@ static int netdev_nl_bind_rx_queues(struct net_device *netdev,
 			continue;
 		err = netdev_nl_read_rxq(netdev, attr, &rxq_idx, info->extack);
 		if (err)
-			return err;
-		if (binding)
+			break;
+		if (binding) {
 			err = net_devmem_bind_dmabuf_to_queue(netdev, rxq_idx,
 							      binding,
 							      info->extack);
-		else
+		} else if (test_and_set_bit(rxq_idx, listed)) {
+			NL_SET_ERR_MSG(info->extack,
+				       "rx queue listed twice in the request");
+			err = -EEXIST;
+		} else {
 			err = netif_mp_check_rxq(netdev, rxq_idx, rx_page_size,
 						 info->extack);
+		}
 		if (err) {
 			NL_SET_BAD_ATTR(info->extack,
 					nla_find_nested(attr, NETDEV_A_QUEUE_ID));
-			return err;
+			break;
 		}
 	}
 
-	return 0;
+	bitmap_free(listed);
+	return err;
 }
 
 /* bind-rx: can @netdev take the dmabuf on every queue the request lists?

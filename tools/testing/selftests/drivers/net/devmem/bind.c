@@ -63,6 +63,9 @@ FIXTURE_TEARDOWN(bind)
 }
 
 static const struct devmem_queue rxq1[] = { { 1, UP_NETDEV_QUEUE_TYPE_RX } };
+static const struct devmem_queue rxq2_twice[] = {
+	{ 2, UP_NETDEV_QUEUE_TYPE_RX }, { 2, UP_NETDEV_QUEUE_TYPE_RX },
+};
 
 static int bind_q(struct devmem_nl *nl, int ifindex, int fd, uint32_t q,
 		  uint32_t *id)
@@ -883,9 +886,9 @@ TEST_F(bind, tx_attaches_and_maps_the_dmabuf_without_rtnl)
 
 /*
  * What the queue would refuse is refused before the dmabuf is attached:
- * a queue that has a provider already, or header split off, costs no
- * attach and no map of the dmabuf (before, both were found when the
- * queue was restarted, after the map).
+ * a queue that has a provider already, a queue listed twice, or header
+ * split off, costs no attach and no map of the dmabuf (before, each was
+ * found when a queue was restarted, after the map).
  */
 TEST_F(bind, refuses_a_bad_queue_before_attaching_the_dmabuf)
 {
@@ -903,6 +906,9 @@ TEST_F(bind, refuses_a_bad_queue_before_attaching_the_dmabuf)
 				  &id2));
 	EXPECT_STREQ("designated queue already memory provider bound",
 		     self->nl.extack);
+	EXPECT_EQ(-EEXIST, devmem_bind_rx(&self->nl, self->ifindex,
+					  self->dmabuf, rxq2_twice, 2, &id2));
+	EXPECT_STREQ("rx queue listed twice in the request", self->nl.extack);
 	/* the socket's release unbinds queue 1 */
 	devmem_nl_close(&self->nl);
 	ASSERT_EQ(0, devmem_nl_open(&self->nl));
