@@ -5,7 +5,8 @@
 #   debug.sh subset	the tests in harness/data/debug-subset (make check),
 #			in two VMs side by side: build/logs-debug and
 #			build/logs-debug-2 (DEBUG_VMS=1: one VM)
-#   debug.sh all	the whole suite (make check-debug)
+#   debug.sh all	the whole suite (make check-debug), the e1000e ports
+#			behind the emulated IOMMU
 #   debug.sh build	only build the kernel and its kselftests (make check
 #			runs this in the background, at nice 19, while the
 #			plain kernel's tests run; DEBUG_BUILT=1 then skips
@@ -45,6 +46,10 @@ run()
 }
 
 if [ "${1:-subset}" != subset ]; then
+	# the e1000e ports behind the emulated IOMMU, as in make check's
+	# IOMMU run: DMA API debugging then checks e1000e_rx.sh's and
+	# e1000e_tx.sh's hot-removes against the IOMMU's DMA ops
+	export VM_IOMMU=${VM_IOMMU:-1}
 	run "debug kernel" ""
 	exit
 fi

@@ -412,8 +412,9 @@ ktap_check "SIGKILL mid-stream with tokens out: binding released" sigkill_case
 host_hot_remove_case()
 {
 	SECONDS=0
-	local bdf ifindex rpid spid queued=0 last left i ok=1
+	local bdf ifindex rpid spid queued=0 last left i ok=1 dma_errors
 
+	dma_errors=$(dma_api_errors)
 	./ncdevmem -f "$IF" --hds on > /dev/null || return 1
 	bdf=$(e1000e_bdf "$IF")
 	ifindex=$(cat /sys/class/net/"$IF"/ifindex)
@@ -446,6 +447,7 @@ host_hot_remove_case()
 	[ -z "$left" ] || { echo "# left: $left"; ok=0; }
 	kill $spid $rpid 2>/dev/null
 	wait $spid $rpid 2>/dev/null
+	dma_api_clean "$dma_errors" || ok=0
 	echo 1 > /sys/bus/pci/rescan
 	sleep 2
 	e1000e_pair devmem-e1k 198.51.100 2001:db8:e1 || ok=0
@@ -464,8 +466,9 @@ ktap_check "PCI hot-remove with host memory payload unread: no page left mapped"
 # that seconds. The port comes back with a rescan.
 hot_remove_case()
 {
-	local bdf pid spid orphan_retries ok=1
+	local bdf pid spid orphan_retries ok=1 dma_errors
 
+	dma_errors=$(dma_api_errors)
 	bdf=$(e1000e_bdf "$IF")
 	orphan_retries=$(cat /proc/sys/net/ipv4/tcp_orphan_retries)
 	echo 1 > /proc/sys/net/ipv4/tcp_orphan_retries
@@ -493,6 +496,7 @@ hot_remove_case()
 	grep -q "^received " "$TMP/rm.out" || ok=0
 	wait_no_bindings 60 ||
 		{ echo "# left: $("$NCDEVMEM" --pools)"; ss -tanoe | sed 's/^/# /'; ok=0; }
+	dma_api_clean "$dma_errors" || ok=0
 	echo "$orphan_retries" > /proc/sys/net/ipv4/tcp_orphan_retries
 	echo 1 > /sys/bus/pci/rescan
 	sleep 2

@@ -80,8 +80,18 @@ ethtool -K "$IF" tso on > /dev/null
 
 ktap_check "SIGKILL mid-send: binding and dmabuf released" \
 	in_flight kill 203.0.113.2
+# and, with DMA API debugging, no mapping left for the removed function
+# and no unmap against it later
+tx_hot_remove()
+{
+	local dma_errors
+
+	dma_errors=$(dma_api_errors)
+	in_flight delete 203.0.113.2 || return 1
+	dma_api_clean "$dma_errors"
+}
 ktap_check "PCI hot-remove mid-send: binding and dmabuf released" \
-	in_flight delete 203.0.113.2
+	tx_hot_remove
 # port_back: the removed port has a netdev again after a rescan (5 s)
 port_back()
 {

@@ -14,6 +14,10 @@
 #   e1000e_wait_link	until both ports have carrier (10 s)
 #   e1000e_cleanup	deletes <netns> (PEER comes back), flushes IF
 #   e1000e_bdf <ifname>	PCI address of a port
+#   dma_api_errors	DMA API errors so far (CONFIG_DMA_API_DEBUG), empty
+#	on a kernel without it
+#   dma_api_clean <count>	no DMA API error since dma_api_errors said
+#	<count> (true on a kernel without DMA API debugging)
 #   e1000e_p2p_ports	in the VM_P2P layout (harness/vm.sh): sets P2PDEV
 #	(/dev/p2pbufN), P2P (its PCI address), NEAR (the port under the
 #	same PCIe switch), FAR (the first port on the root complex) and
@@ -36,6 +40,27 @@ e1000e_ports()
 e1000e_bdf()
 {
 	basename "$(readlink "/sys/class/net/$1/device")"
+}
+
+# With CONFIG_DMA_API_DEBUG the kernel tracks every mapping per device:
+# a PCI function unbound (hot-remove) with mappings of it left, an unmap
+# of what was not mapped, a wrong direction or size are errors, counted
+# in debugfs (the first also printed, with a warning).
+dma_api_errors()
+{
+	cat /sys/kernel/debug/dma-api/error_count 2>/dev/null
+}
+
+dma_api_clean()
+{
+	local now
+
+	[ -n "$1" ] || return 0
+	now=$(dma_api_errors)
+	echo "# DMA API debugging: $((now - $1)) new errors ($now in all)"
+	[ "$now" = "$1" ] && return 0
+	dmesg | grep "DMA-API" | tail -n 5 | sed 's/^/# /'
+	return 1
 }
 
 # QEMU 7.2's 82574L model, sending to a peer without virtio-net headers
