@@ -239,6 +239,62 @@ int link_del(const char *ns, const char *ifname)
 	return rtnl_do(ns, (struct nlmsghdr *)buf);
 }
 
+struct xdp_query {
+	int ifindex;
+	int attached;	/* XDP_ATTACHED_*, -1 until the link is seen */
+};
+
+static int xdp_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct xdp_query *q = data;
+
+	if (mnl_attr_get_type(attr) == IFLA_XDP_ATTACHED &&
+	    !mnl_attr_validate(attr, MNL_TYPE_U8))
+		q->attached = mnl_attr_get_u8(attr);
+	return MNL_CB_OK;
+}
+
+static int xdp_link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	struct xdp_query *q = data;
+	struct nlattr *attr;
+
+	if (ifi->ifi_index != q->ifindex)
+		return MNL_CB_OK;
+	q->attached = 0;
+	mnl_attr_for_each(attr, nlh, sizeof(*ifi))
+		if (mnl_attr_get_type(attr) == IFLA_XDP)
+			mnl_attr_parse_nested(attr, xdp_attr_cb, q);
+	return MNL_CB_OK;
+}
+
+int link_xdp_attached(const char *ns, int ifindex)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct xdp_query q = { .ifindex = ifindex, .attached = -1 };
+	struct mnl_socket *sock;
+	struct nlmsghdr *nlh;
+	int ret;
+
+	sock = rtnl_open(ns);
+	if (!sock)
+		return -errno;
+	link_msg(buf, RTM_GETLINK, ifindex);
+	nlh = (struct nlmsghdr *)buf;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = 1;
+	ret = mnl_socket_sendto(sock, nlh, nlh->nlmsg_len);
+	if (ret >= 0)
+		ret = mnl_socket_recvfrom(sock, buf, sizeof(buf));
+	if (ret >= 0)
+		ret = mnl_cb_run(buf, ret, 1, mnl_socket_get_portid(sock),
+				 xdp_link_cb, &q);
+	ret = ret < 0 ? -errno : q.attached < 0 ? -ENODEV : q.attached;
+	mnl_socket_close(sock);
+	return ret;
+}
+
 int addr_add(const char *ns, int ifindex, const char *addr, int prefix)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
@@ -365,19 +421,6 @@ int ethtool_feature(const char *ifname, const char *name, bool on)
 	return err < 0 ? err : 0;
 }
 
-static int flow_addr(const char *text, uint32_t *val, uint32_t *mask,
-		     int family)
-{
-	int words = family == AF_INET6 ? 4 : 1;
-
-	if (!text)
-		return 0;
-	if (inet_pton(family, text, val) != 1)
-		return -EINVAL;
-	memset(mask, 0xff, words * 4);
-	return 0;
-}
-
 /* The table size of @ifname's RSS context @ctx (0: the default), or -errno */
 static int rss_table_size(const char *ifname, uint32_t ctx)
 {
@@ -452,40 +495,90 @@ int ethtool_rss_ctx_del(const char *ifname, uint32_t ctx)
 	return ethtool_ioctl(ifname, &del);
 }
 
-/* A rule to @queue, or with @ctx into that RSS context, @queue its offset */
-static int flow_insert(const char *ifname, const char *src, const char *dst,
-		       uint16_t dport, int queue, uint32_t ctx)
+int netcfg_flow_parse_addr(struct netcfg_flow *f, const char *text,
+			   bool dst)
+{
+	int family = strchr(text, ':') ? AF_INET6 : AF_INET;
+
+	if (f->family && f->family != family)
+		return -EAFNOSUPPORT;
+	if (inet_pton(family, text, dst ? f->dst : f->src) != 1)
+		return -EINVAL;
+	f->family = family;
+	if (dst)
+		f->has_dst = true;
+	else
+		f->has_src = true;
+	return 0;
+}
+
+/* @words: the IPv4 or IPv6 address as 1 or 4 words */
+static void spec_addr(uint32_t *val, uint32_t *mask, const uint8_t *addr,
+		      bool set, int words)
+{
+	if (!set)
+		return;
+	memcpy(val, addr, words * 4);
+	memset(mask, 0xff, words * 4);
+}
+
+int ethtool_flow_insert(const char *ifname, const struct netcfg_flow *f,
+			int queue, uint32_t ctx)
 {
 	struct ethtool_rxnfc nfc = { .cmd = ETHTOOL_SRXCLSRLINS };
 	struct ethtool_rx_flow_spec *fs = &nfc.fs;
-	bool v6 = (dst && strchr(dst, ':')) || (src && strchr(src, ':'));
+	struct ethtool_tcpip6_spec *h6, *m6;
+	struct ethtool_tcpip4_spec *h4, *m4;
 	int err;
 
 	fs->location = RX_CLS_LOC_ANY;
 	fs->ring_cookie = queue;
 	nfc.rss_context = ctx;
-	if (v6) {
+	if (f->family == AF_INET6) {
+		h6 = &fs->h_u.tcp_ip6_spec;
+		m6 = &fs->m_u.tcp_ip6_spec;
 		fs->flow_type = TCP_V6_FLOW;
-		fs->h_u.tcp_ip6_spec.pdst = htons(dport);
-		fs->m_u.tcp_ip6_spec.pdst = 0xffff;
-		err = flow_addr(src, fs->h_u.tcp_ip6_spec.ip6src,
-				fs->m_u.tcp_ip6_spec.ip6src, AF_INET6) ?:
-		      flow_addr(dst, fs->h_u.tcp_ip6_spec.ip6dst,
-				fs->m_u.tcp_ip6_spec.ip6dst, AF_INET6);
+		spec_addr(h6->ip6src, m6->ip6src, f->src, f->has_src, 4);
+		spec_addr(h6->ip6dst, m6->ip6dst, f->dst, f->has_dst, 4);
+		h6->psrc = htons(f->sport);
+		m6->psrc = f->sport ? 0xffff : 0;
+		h6->pdst = htons(f->dport);
+		m6->pdst = f->dport ? 0xffff : 0;
 	} else {
+		h4 = &fs->h_u.tcp_ip4_spec;
+		m4 = &fs->m_u.tcp_ip4_spec;
 		fs->flow_type = TCP_V4_FLOW;
-		fs->h_u.tcp_ip4_spec.pdst = htons(dport);
-		fs->m_u.tcp_ip4_spec.pdst = 0xffff;
-		err = flow_addr(src, &fs->h_u.tcp_ip4_spec.ip4src,
-				&fs->m_u.tcp_ip4_spec.ip4src, AF_INET) ?:
-		      flow_addr(dst, &fs->h_u.tcp_ip4_spec.ip4dst,
-				&fs->m_u.tcp_ip4_spec.ip4dst, AF_INET);
+		spec_addr(&h4->ip4src, &m4->ip4src, f->src, f->has_src, 1);
+		spec_addr(&h4->ip4dst, &m4->ip4dst, f->dst, f->has_dst, 1);
+		h4->psrc = htons(f->sport);
+		m4->psrc = f->sport ? 0xffff : 0;
+		h4->pdst = htons(f->dport);
+		m4->pdst = f->dport ? 0xffff : 0;
 	}
 	if (ctx)
 		fs->flow_type |= FLOW_RSS;
-	if (!err)
-		err = ethtool_ioctl(ifname, &nfc);
+	err = ethtool_ioctl(ifname, &nfc);
 	return err ? err : (int)fs->location;
+}
+
+/* A rule to @queue, or with @ctx into that RSS context, @queue its offset */
+static int flow_insert(const char *ifname, const char *src, const char *dst,
+		       uint16_t dport, int queue, uint32_t ctx)
+{
+	struct netcfg_flow f = { .dport = dport };
+	int err = 0;
+
+	if ((dst && strchr(dst, ':')) || (src && strchr(src, ':')))
+		f.family = AF_INET6;
+	if (src)
+		err = netcfg_flow_parse_addr(&f, src, false);
+	if (!err && dst)
+		err = netcfg_flow_parse_addr(&f, dst, true);
+	if (err)
+		return -EINVAL;
+	if (!f.family)
+		f.family = AF_INET;
+	return ethtool_flow_insert(ifname, &f, queue, ctx);
 }
 
 int ethtool_flow_add(const char *ifname, const char *src, const char *dst,
@@ -506,6 +599,112 @@ int ethtool_flow_del(const char *ifname, int location)
 
 	nfc.fs.location = location;
 	return ethtool_ioctl(ifname, &nfc);
+}
+
+/* @rule from a TCP flow spec; false for anything else */
+static bool rule_from_spec(struct netcfg_rule *rule,
+			   const struct ethtool_rxnfc *nfc)
+{
+	const struct ethtool_rx_flow_spec *fs = &nfc->fs;
+	const struct ethtool_tcpip6_spec *h6, *m6;
+	const struct ethtool_tcpip4_spec *h4, *m4;
+	struct netcfg_flow *f = &rule->flow;
+	uint8_t zero[16] = {};
+
+	memset(rule, 0, sizeof(*rule));
+	rule->location = fs->location;
+	rule->to_ctx = fs->flow_type & FLOW_RSS;
+	rule->ctx = nfc->rss_context;
+	rule->queue = fs->ring_cookie == RX_CLS_FLOW_DISC ? -1 :
+		      (int64_t)ethtool_get_flow_spec_ring(fs->ring_cookie);
+	switch (fs->flow_type & ~(FLOW_EXT | FLOW_MAC_EXT | FLOW_RSS)) {
+	case TCP_V4_FLOW:
+		h4 = &fs->h_u.tcp_ip4_spec;
+		m4 = &fs->m_u.tcp_ip4_spec;
+		f->family = AF_INET;
+		f->has_src = m4->ip4src;
+		f->has_dst = m4->ip4dst;
+		memcpy(f->src, &h4->ip4src, 4);
+		memcpy(f->dst, &h4->ip4dst, 4);
+		f->sport = m4->psrc ? ntohs(h4->psrc) : 0;
+		f->dport = m4->pdst ? ntohs(h4->pdst) : 0;
+		return true;
+	case TCP_V6_FLOW:
+		h6 = &fs->h_u.tcp_ip6_spec;
+		m6 = &fs->m_u.tcp_ip6_spec;
+		f->family = AF_INET6;
+		f->has_src = memcmp(m6->ip6src, zero, 16);
+		f->has_dst = memcmp(m6->ip6dst, zero, 16);
+		memcpy(f->src, h6->ip6src, 16);
+		memcpy(f->dst, h6->ip6dst, 16);
+		f->sport = m6->psrc ? ntohs(h6->psrc) : 0;
+		f->dport = m6->pdst ? ntohs(h6->pdst) : 0;
+		return true;
+	}
+	return false;
+}
+
+int ethtool_flow_rules(const char *ifname, struct netcfg_rule **rules)
+{
+	struct ethtool_rxnfc cnt = { .cmd = ETHTOOL_GRXCLSRLCNT };
+	struct ethtool_rxnfc *all;
+	uint32_t i, n;
+	int err, got = 0;
+
+	*rules = NULL;
+	err = ethtool_ioctl(ifname, &cnt);
+	if (err)
+		return err;
+	n = cnt.rule_cnt;
+	all = calloc(1, sizeof(*all) + (n + 1) * sizeof(uint32_t));
+	*rules = calloc(n + 1, sizeof(**rules));
+	if (!all || !*rules) {
+		err = -ENOMEM;
+		goto out;
+	}
+	all->cmd = ETHTOOL_GRXCLSRLALL;
+	all->rule_cnt = n;
+	err = n ? ethtool_ioctl(ifname, all) : 0;
+	for (i = 0; !err && i < all->rule_cnt; i++) {
+		struct ethtool_rxnfc one = { .cmd = ETHTOOL_GRXCLSRULE };
+
+		one.fs.location = all->rule_locs[i];
+		err = ethtool_ioctl(ifname, &one);
+		if (!err && rule_from_spec(&(*rules)[got], &one))
+			got++;
+	}
+out:
+	free(all);
+	if (err) {
+		free(*rules);
+		*rules = NULL;
+	}
+	return err ? err : got;
+}
+
+int ethtool_ntuple_get(const char *ifname)
+{
+	struct ethtool_value v = { .cmd = ETHTOOL_GFLAGS };
+	int err;
+
+	err = ethtool_ioctl(ifname, &v);
+	return err ? err : !!(v.data & ETH_FLAG_NTUPLE);
+}
+
+int ethtool_rss_table_set(const char *ifname, const uint32_t *table, int n)
+{
+	struct ethtool_rxfh_indir *set;
+	int err;
+
+	set = calloc(1, sizeof(*set) + n * sizeof(set->ring_index[0]));
+	if (!set)
+		return -ENOMEM;
+	set->cmd = ETHTOOL_SRXFHINDIR;
+	set->size = n;
+	memcpy(set->ring_index, table, n * sizeof(uint32_t));
+	err = ethtool_ioctl(ifname, set);
+	free(set);
+	return err;
 }
 
 /*

@@ -30,10 +30,13 @@ int link_set_netns_fd(const char *ns, int ifindex, int to_fd);
 int link_del(const char *ns, const char *ifname);	/* -ENODEV if none */
 /* @addr: IPv4 or IPv6 text; IPv6 addresses are added without DAD. */
 int addr_add(const char *ns, int ifindex, const char *addr, int prefix);
+/* XDP_ATTACHED_* of link @ifindex: 0 when no XDP program is attached */
+int link_xdp_attached(const char *ns, int ifindex);
 
 /* ethtool, in the caller's namespace */
 int ethtool_rss_equal(const char *ifname, int nqueues);	/* 0: default */
 int ethtool_ntuple(const char *ifname, bool on);
+int ethtool_ntuple_get(const char *ifname);		/* 0 or 1 */
 /* Turn feature @name (as `ethtool -k` names it) on or off. */
 int ethtool_feature(const char *ifname, const char *name, bool on);
 /*
@@ -46,6 +49,39 @@ int ethtool_flow_add(const char *ifname, const char *src, const char *dst,
 int ethtool_flow_add_rss(const char *ifname, const char *src, const char *dst,
 			 uint16_t dport, uint32_t ctx);
 int ethtool_flow_del(const char *ifname, int location);
+
+/* A TCP flow as a steering rule matches it: what is not set is any. */
+struct netcfg_flow {
+	int family;			/* AF_INET or AF_INET6 */
+	bool has_src, has_dst;
+	uint8_t src[16], dst[16];	/* network order */
+	uint16_t sport, dport;		/* host order, 0: any */
+};
+
+/* Set @f's source (or @dst: destination) from text: -EAFNOSUPPORT when
+ * its family is not the flow's, -EINVAL when it is no address.
+ */
+int netcfg_flow_parse_addr(struct netcfg_flow *f, const char *text,
+			   bool dst);
+/* A rule for @f to @queue, or (@ctx) into RSS context @ctx at offset
+ * @queue: its location.
+ */
+int ethtool_flow_insert(const char *ifname, const struct netcfg_flow *f,
+			int queue, uint32_t ctx);
+
+/* A TCP steering rule of the device */
+struct netcfg_rule {
+	int location;
+	struct netcfg_flow flow;
+	bool to_ctx;		/* into RSS context @ctx, @queue its offset */
+	uint32_t ctx;
+	int64_t queue;		/* -1: drop */
+};
+
+/* The device's TCP rules in @rules (to free()), in location order: how
+ * many, or -errno.
+ */
+int ethtool_flow_rules(const char *ifname, struct netcfg_rule **rules);
 /*
  * An additional RSS context (ETH_RXFH_CONTEXT_ALLOC) spreading over queues
  * @first..@first + @nqueues - 1: its id, or -errno.
@@ -54,6 +90,8 @@ int ethtool_rss_ctx_add(const char *ifname, int first, int nqueues);
 /* Context @ctx's indirection table in @table (to free()): its size. */
 int ethtool_rss_ctx_table(const char *ifname, uint32_t ctx, uint32_t **table);
 int ethtool_rss_ctx_del(const char *ifname, uint32_t ctx);
+/* The default context's indirection table set to @table of @n entries */
+int ethtool_rss_table_set(const char *ifname, const uint32_t *table, int n);
 /*
  * All of `ethtool -S`: @names gets ETH_GSTRING_LEN (32) bytes per name,
  * @vals a value each, both to free(). Returns the count or -errno.

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * devmemctl check: every reason, that the kernel shows, why a flow's
+ * payload would land in host memory or a bind would fail, each with the
+ * command that removes it. Reasons are named by a tag ("hds-off") that
+ * stays the same across versions, for scripts.
+ *
+ * The device-memory queues are the ones asked for (--queues N: the last
+ * N), else the ones devmemctl prepared, else the ones bound now.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <linux/ethtool_netlink.h>
+#include <linux/udmabuf.h>
+
+#include "devmemctl.h"
+
+struct checker {
+	const struct nic *nic;
+	bool *dm;		/* the device-memory queues */
+	int reasons;
+};
+
+static void reason(struct checker *c, const char *tag, const char *fix,
+		   const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!c->reasons++)
+		printf("%s: payload would land in host memory, or a bind fail:\n",
+		       c->nic->name);
+	printf("  [%s] ", tag);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (fix)
+		printf("      fix: %s\n", fix);
+}
+
+static void check_split(struct checker *c)
+{
+	const struct nic *nic = c->nic;
+	char fix[128], fix0[128];
+
+	snprintf(fix, sizeof(fix), "devmemctl set %s tcp-data-split on",
+		 nic->name);
+	snprintf(fix0, sizeof(fix0), "devmemctl set %s hds-thresh 0",
+		 nic->name);
+	if (nic->hds.split < 0 ||
+	    nic->hds.split == ETHTOOL_TCP_DATA_SPLIT_UNKNOWN)
+		reason(c, "hds-unsupported", NULL,
+		       "the driver reports no header split (tcp-data-split): headers and payload share host buffers");
+	else if (nic->hds.split != ETHTOOL_TCP_DATA_SPLIT_ENABLED)
+		reason(c, "hds-off", fix,
+		       "header split (tcp-data-split) is off: every payload byte lands in host memory, and bind-rx fails");
+	if (nic->hds.thresh > 0)
+		reason(c, "hds-thresh", fix0,
+		       "hds-thresh is %lld: packets of up to %lld bytes are not split, their payload lands in host memory",
+		       (long long)nic->hds.thresh, (long long)nic->hds.thresh);
+}
+
+/* queues of @set as "a-b,c" */
+static void queue_list(const struct nic *nic, const bool *set, char *buf,
+		       size_t len)
+{
+	size_t n = 0;
+	int q, end;
+
+	buf[0] = '\0';
+	for (q = 0; q < nic->nrx && n < len; q++) {
+		if (!set[q])
+			continue;
+		for (end = q; end + 1 < nic->nrx && set[end + 1]; end++)
+			;
+		if (end == q)
+			n += snprintf(buf + n, len - n, "%s%d", n ? "," : "", q);
+		else
+			n += snprintf(buf + n, len - n, "%s%d-%d", n ? "," : "",
+				      q, end);
+		q = end;
+	}
+}
+
+/* A device-memory queue that RSS in the default context spreads onto */
+static void check_default_rss(struct checker *c)
+{
+	const struct nic *nic = c->nic;
+	bool *hit;
+	char list[128], fix[160];
+	int i, first = nic->nrx;
+
+	if (!nic->indir || nic->nrx < 2)
+		return;
+	hit = calloc(nic->nrx, sizeof(*hit));
+	if (!hit)
+		return;
+	for (i = 0; i < nic->nindir; i++) {
+		if (nic->indir[i] < (uint32_t)nic->nrx && c->dm[nic->indir[i]])
+			hit[nic->indir[i]] = true;
+	}
+	for (i = 0; i < nic->nrx; i++) {
+		if (c->dm[i] && i < first)
+			first = i;
+	}
+	queue_list(nic, hit, list, sizeof(list));
+	snprintf(fix, sizeof(fix), "ethtool -X %s equal %d", nic->name, first);
+	if (list[0])
+		reason(c, "rss-default", first ? fix : NULL,
+		       "device-memory queue(s) %s are in the default RSS context: other connections hashed there land in device memory, and a plain recv() on them fails with EFAULT",
+		       list);
+	free(hit);
+}
+
+static void check_flow(struct checker *c, const struct netcfg_flow *f)
+{
+	const struct nic *nic = c->nic;
+	const struct netcfg_rule *r;
+	char text[160], list[128], fix[400];
+	bool *to, *off;
+	int q, nto = 0, noff = 0, nunbound = 0;
+
+	to = calloc(nic->nrx, sizeof(*to));
+	off = calloc(nic->nrx, sizeof(*off));
+	if (!to || !off)
+		goto out;
+	flow_format(f, text, sizeof(text));
+	r = nic_flow_queues(nic, f, to);
+	if (r && r->queue < 0) {
+		reason(c, "flow-dropped", NULL,
+		       "flow %s: rule %d drops it", text, r->location);
+		goto out;
+	}
+	for (q = 0; q < nic->nrx; q++) {
+		if (!to[q])
+			continue;
+		nto++;
+		if (!c->dm[q]) {
+			off[q] = true;
+			noff++;
+		} else if (!nic_queue_bound(nic, q)) {
+			nunbound++;
+		}
+	}
+	queue_list(nic, off, list, sizeof(list));
+	snprintf(fix, sizeof(fix),
+		 "devmemctl prepare %s --flow '%s' (or ethtool -N %s flow-type %s ... action Q)",
+		 nic->name, text, nic->name,
+		 f->family == AF_INET6 ? "tcp6" : "tcp4");
+	if (noff && !r && nic->nrx > 1)
+		reason(c, "flow-unsteered", fix,
+		       "flow %s: no steering rule takes it%s; RSS spreads it over queues %s, which are not device-memory queues",
+		       text, nic->ntuple > 0 ? "" : " (ntuple filtering is off)",
+		       list);
+	else if (noff)
+		reason(c, "flow-host-queue", fix,
+		       "flow %s: %s%d steers it to queue(s) %s, which are not device-memory queues",
+		       text, r ? "rule " : "", r ? r->location : 0, list);
+	if (nto && !noff && nunbound)
+		printf("%s: flow %s: its queues have no binding yet (the application binds them)\n",
+		       nic->name, text);
+out:
+	free(to);
+	free(off);
+}
+
+static void check_xdp(struct checker *c)
+{
+	char fix[96];
+
+	snprintf(fix, sizeof(fix), "ip link set dev %s xdp off", c->nic->name);
+	if (c->nic->xdp > 0)
+		reason(c, "xdp", fix,
+		       "an XDP program is attached: bind-rx refuses the device");
+}
+
+/* udmabuf's own limit on one buffer, in MiB (module parameter) */
+static void check_udmabuf(struct checker *c, uint64_t size)
+{
+	char fix[128];
+	long mib = -1;
+	FILE *f;
+
+	f = fopen("/sys/module/udmabuf/parameters/size_limit_mb", "r");
+	if (f) {
+		if (fscanf(f, "%ld", &mib) != 1)
+			mib = -1;
+		fclose(f);
+	}
+	snprintf(fix, sizeof(fix),
+		 "echo %llu > /sys/module/udmabuf/parameters/size_limit_mb",
+		 (unsigned long long)((size + (1 << 20) - 1) >> 20));
+	if (mib >= 0 && size > (uint64_t)mib << 20)
+		reason(c, "udmabuf-limit", fix,
+		       "a udmabuf of %llu bytes is over udmabuf's size_limit_mb (%ld MiB): its creation fails with EINVAL",
+		       (unsigned long long)size, mib);
+}
+
+/* A 2 MiB udmabuf to try bind-rx with */
+static int small_dmabuf(void)
+{
+	struct udmabuf_create create = { .size = 2 << 20 };
+	int dev, memfd, fd = -1;
+
+	dev = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		return -errno;
+	memfd = memfd_create("devmemctl", MFD_ALLOW_SEALING | MFD_CLOEXEC);
+	if (memfd >= 0 && !ftruncate(memfd, create.size) &&
+	    !fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK)) {
+		create.memfd = memfd;
+		fd = ioctl(dev, UDMABUF_CREATE, &create);
+	}
+	if (fd < 0)
+		fd = -errno;
+	if (memfd >= 0)
+		close(memfd);
+	close(dev);
+	return fd;
+}
+
+/* bind-rx on each device-memory queue, unbound at once: the kernel's word */
+static void check_bind(struct checker *c)
+{
+	const struct nic *nic = c->nic;
+	struct devmem_queue one = { .type = UP_NETDEV_QUEUE_TYPE_RX };
+	struct devmem_nl nl;
+	uint32_t id;
+	int q, fd, err;
+
+	fd = small_dmabuf();
+	if (fd < 0) {
+		printf("%s: --try-bind: no udmabuf to try with (%s)\n",
+		       nic->name, strerror(-fd));
+		return;
+	}
+	for (q = 0; q < nic->nrx; q++) {
+		if (!c->dm[q] || nic_queue_bound(nic, q))
+			continue;
+		err = devmem_nl_open(&nl);
+		if (err)
+			break;
+		one.id = q;
+		err = devmem_bind_rx(&nl, nic->ifindex, fd, &one, 1, &id);
+		if (err)
+			reason(c, "bind-refused", NULL,
+			       "queue %d: bind-rx fails: %s%s%s", q,
+			       strerror(-err), nl.extack[0] ? ": " : "",
+			       nl.extack);
+		/* closing the socket unbinds */
+		devmem_nl_close(&nl);
+	}
+	close(fd);
+}
+
+int do_check(struct devmem_nl *nl, const struct request *req)
+{
+	struct checker c = {};
+	char list[128];
+	struct prep p;
+	struct nic nic;
+	int q, i, ndm = 0;
+
+	if (nic_read(nl, req->ifname, &nic)) {
+		fprintf(stderr, "%s: no such interface\n", req->ifname);
+		return 2;
+	}
+	c.nic = &nic;
+	c.dm = calloc(nic.nrx ? nic.nrx : 1, sizeof(*c.dm));
+	if (!c.dm) {
+		nic_free(&nic);
+		return 2;
+	}
+	if (req->queues > nic.nrx) {
+		fprintf(stderr, "%s: has %d RX queues, not %d\n", nic.name,
+			nic.nrx, req->queues);
+		free(c.dm);
+		nic_free(&nic);
+		return 2;
+	}
+	if (req->queues) {
+		for (q = nic.nrx - req->queues; q < nic.nrx; q++)
+			c.dm[q] = true;
+	} else if (!prep_load(nic.name, &p)) {
+		for (q = p.first; q < p.first + p.count && q < nic.nrx; q++)
+			c.dm[q] = true;
+		prep_free(&p);
+	} else {
+		for (q = 0; q < nic.nrx; q++)
+			c.dm[q] = nic_queue_bound(&nic, q);
+	}
+	for (q = 0; q < nic.nrx; q++)
+		ndm += c.dm[q];
+	queue_list(&nic, c.dm, list, sizeof(list));
+
+	check_split(&c);
+	check_xdp(&c);
+	if (!ndm)
+		reason(&c, "no-queues", NULL,
+		       "no device-memory queue: none asked (--queues), none prepared, none bound");
+	else
+		check_default_rss(&c);
+	for (i = 0; ndm && i < req->nflows; i++)
+		check_flow(&c, &req->flows[i]);
+	if (req->size)
+		check_udmabuf(&c, req->size);
+	if (req->try_bind && ndm)
+		check_bind(&c);
+
+	if (!c.reasons)
+		printf("%s: ok: device-memory queues %s%s\n", nic.name,
+		       ndm ? list : "none",
+		       req->nflows ? ", every flow given steered to them" : "");
+	else
+		printf("%s: %d reason(s)\n", nic.name, c.reasons);
+	free(c.dm);
+	nic_free(&nic);
+	return c.reasons ? 1 : 0;
+}

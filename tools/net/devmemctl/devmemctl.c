@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * devmemctl: prepare a NIC for device memory TCP and io_uring zero-copy
+ * receive, check why a flow's payload would land in host memory, and show
+ * the live state. See help() and Documentation/networking/devmem.rst.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/ethtool_netlink.h>
+
+#include "devmemctl.h"
+
+static void help(FILE *out)
+{
+	fprintf(out,
+		"usage: devmemctl prepare IFACE [--queues N] [--flow FLOW]...\n"
+		"       devmemctl release IFACE\n"
+		"       devmemctl check IFACE [--queues N] [--flow FLOW]... [--size BYTES] [--try-bind]\n"
+		"       devmemctl show [IFACE]\n"
+		"       devmemctl set IFACE [tcp-data-split on|off|auto] [hds-thresh N]\n"
+		"\n"
+		"prepare  header split on, hds-thresh 0, the last N RX queues (default 1)\n"
+		"         out of the default RSS context, each FLOW steered to them;\n"
+		"         what it changes is kept in /run/devmem-tcp/IFACE\n"
+		"release  undo exactly what prepare did (refused while a queue is bound)\n"
+		"check    name every reason payload would land in host memory or a bind\n"
+		"         fail, with its fix; exit 1 if there is one. --size: a udmabuf\n"
+		"         of that size; --try-bind: bind a 2 MiB udmabuf to each queue\n"
+		"         and unbind (restarts the queues)\n"
+		"show     bindings, queues, page pools and steering\n"
+		"set      header split and its threshold (ethtool -G of Debian 12\n"
+		"         knows neither)\n"
+		"\n"
+		"FLOW, in ethtool -N's words: 'tcp4|tcp6 [src-ip A] [dst-ip A]\n"
+		"     [src-port P] dst-port P'\n"
+		"exit: 0 done (check: no reason), 1 refused or reasons found, 2 usage\n");
+}
+
+static const char *split_name(int64_t split)
+{
+	switch (split) {
+	case ETHTOOL_TCP_DATA_SPLIT_DISABLED:
+		return "off";
+	case ETHTOOL_TCP_DATA_SPLIT_ENABLED:
+		return "on";
+	case ETHTOOL_TCP_DATA_SPLIT_UNKNOWN:
+		return "unknown";
+	}
+	return "not reported";
+}
+
+/* The queues of the default RSS context, per queue */
+static bool in_default_rss(const struct nic *nic, int q)
+{
+	int i;
+
+	for (i = 0; i < nic->nindir; i++)
+		if (nic->indir[i] == (uint32_t)q)
+			return true;
+	return !nic->indir && q == 0;
+}
+
+static void show_pools(struct devmem_nl *nl, const struct nic *nic)
+{
+	struct devmem_pool_info pools[256];
+	int i, q, n;
+
+	n = devmem_page_pools(nl, pools, 256);
+	for (i = 0; i < n; i++) {
+		const struct devmem_pool_info *pp = &pools[i];
+
+		if (pp->ifindex != (uint32_t)nic->ifindex ||
+		    (!pp->dmabuf && !pp->io_uring_buf))
+			continue;
+		for (q = 0; q < nic->nrx; q++)
+			if (pp->napi_id && nic->q[q].napi == pp->napi_id)
+				break;
+		printf("  page pool %u: ", pp->id);
+		if (q < nic->nrx)
+			printf("queue %d, ", q);
+		if (pp->dmabuf)
+			printf("dmabuf %u, ", pp->dmabuf);
+		else
+			printf("io_uring zcrx, ");
+		printf("%llu buffers in flight (%llu bytes)%s\n",
+		       (unsigned long long)pp->inflight,
+		       (unsigned long long)pp->inflight_mem,
+		       pp->detach_time ? ", detached" : "");
+	}
+}
+
+static int show_one(struct devmem_nl *nl, const char *ifname)
+{
+	struct nic nic;
+	struct prep p;
+	char text[160];
+	int q, i;
+
+	if (nic_read(nl, ifname, &nic)) {
+		fprintf(stderr, "%s: no such interface\n", ifname);
+		return 2;
+	}
+	printf("%s (ifindex %d): tcp-data-split %s", nic.name, nic.ifindex,
+	       split_name(nic.hds.split));
+	if (nic.hds.thresh >= 0)
+		printf(", hds-thresh %lld", (long long)nic.hds.thresh);
+	printf(", ntuple %s, %d RX queues%s\n",
+	       nic.ntuple < 0 ? "n/a" : nic.ntuple ? "on" : "off", nic.nrx,
+	       nic.xdp > 0 ? ", XDP attached" : "");
+	for (q = 0; q < nic.nrx; q++) {
+		printf("  rx queue %d:", q);
+		if (nic.q[q].napi)
+			printf(" napi %u,", nic.q[q].napi);
+		if (nic.q[q].dmabuf)
+			printf(" dmabuf %u,", nic.q[q].dmabuf);
+		if (nic.q[q].io_uring)
+			printf(" io_uring zcrx (buffers of %u bytes),",
+			       nic.q[q].io_uring);
+		if (!nic_queue_bound(&nic, q))
+			printf(" host memory,");
+		printf(" %s\n", in_default_rss(&nic, q) ? "default RSS" :
+		       "out of the default RSS");
+	}
+	show_pools(nl, &nic);
+	for (i = 0; i < nic.nrules; i++) {
+		const struct netcfg_rule *r = &nic.rules[i];
+
+		flow_format(&r->flow, text, sizeof(text));
+		if (r->queue < 0)
+			printf("  rule %d: %s -> drop\n", r->location, text);
+		else if (r->to_ctx)
+			printf("  rule %d: %s -> RSS context %u (+%lld)\n",
+			       r->location, text, r->ctx, (long long)r->queue);
+		else
+			printf("  rule %d: %s -> queue %lld\n", r->location,
+			       text, (long long)r->queue);
+	}
+	if (!prep_load(nic.name, &p)) {
+		printf("  prepared by devmemctl: queues %d-%d", p.first,
+		       p.first + p.count - 1);
+		if (p.ctx)
+			printf(", RSS context %u", p.ctx);
+		printf(", %d rule(s)\n", p.nrules);
+		prep_free(&p);
+	}
+	nic_free(&nic);
+	return 0;
+}
+
+static int show_all(struct devmem_nl *nl)
+{
+	struct if_nameindex *ifs, *i;
+	int ret = 0;
+
+	ifs = if_nameindex();
+	if (!ifs)
+		return 2;
+	for (i = ifs; i->if_index; i++) {
+		struct ethtool_hds hds;
+
+		/* the devices that report header split */
+		if (ethtool_get_hds_all(nl, i->if_index, &hds) ||
+		    hds.split < 0)
+			continue;
+		ret |= show_one(nl, i->if_name);
+	}
+	if_freenameindex(ifs);
+	return ret;
+}
+
+static int parse_size(const char *text, uint64_t *size)
+{
+	const char *units = "KMGT", *u;
+	char *end;
+
+	*size = strtoull(text, &end, 0);
+	u = *end ? strchr(units, *end) : NULL;
+	if (u) {
+		*size <<= 10 * (u - units + 1);
+		end++;
+	}
+	return *end || !*size ? -EINVAL : 0;
+}
+
+/* A value of tcp-data-split, -1 for none */
+static int split_mode(const char *text)
+{
+	if (!strcmp(text, "on"))
+		return ETHTOOL_TCP_DATA_SPLIT_ENABLED;
+	if (!strcmp(text, "off"))
+		return ETHTOOL_TCP_DATA_SPLIT_DISABLED;
+	if (!strcmp(text, "auto"))
+		return ETHTOOL_TCP_DATA_SPLIT_UNKNOWN;
+	return -1;
+}
+
+/* devmemctl set IFACE [tcp-data-split on|off|auto] [hds-thresh N] */
+static int do_set(struct devmem_nl *nl, const char *ifname, int argc,
+		  char **argv)
+{
+	int i, ifindex, err, mode = -1;
+	int64_t thresh = -1;
+	bool bad;
+	char *end;
+
+	for (i = 0; i < argc; i += 2) {
+		if (i + 1 == argc) {
+			fprintf(stderr, "devmemctl set: \"%s\" needs a value\n",
+				argv[i]);
+			return 2;
+		}
+		if (!strcmp(argv[i], "tcp-data-split")) {
+			mode = split_mode(argv[i + 1]);
+			bad = mode < 0;
+		} else if (!strcmp(argv[i], "hds-thresh")) {
+			thresh = strtoll(argv[i + 1], &end, 10);
+			bad = *end || end == argv[i + 1] || thresh < 0 ||
+			      thresh > UINT32_MAX;
+		} else {
+			fprintf(stderr,
+				"devmemctl set: unknown setting \"%s\" (tcp-data-split, hds-thresh)\n",
+				argv[i]);
+			return 2;
+		}
+		if (bad) {
+			fprintf(stderr, "devmemctl set: %s %s: not a value of it\n",
+				argv[i], argv[i + 1]);
+			return 2;
+		}
+	}
+	if (mode < 0 && thresh < 0) {
+		fprintf(stderr, "devmemctl set: nothing to set\n");
+		return 2;
+	}
+	ifindex = if_nametoindex(ifname);
+	if (!ifindex) {
+		fprintf(stderr, "%s: no such interface\n", ifname);
+		return 2;
+	}
+	if (mode >= 0)
+		err = ethtool_set_hds_mode_thresh(nl, ifindex, mode, thresh);
+	else
+		err = ethtool_set_hds_thresh(nl, ifindex, thresh);
+	if (err) {
+		fprintf(stderr, "%s: %s%s%s\n", ifname, strerror(-err),
+			*nl->extack ? ": " : "", nl->extack);
+		return 1;
+	}
+	return 0;
+}
+
+static const struct option opts[] = {
+	{ "queues", required_argument, NULL, 'q' },
+	{ "flow", required_argument, NULL, 'f' },
+	{ "size", required_argument, NULL, 's' },
+	{ "try-bind", no_argument, NULL, 'b' },
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
+/* The options after "devmemctl CMD IFACE": 0 or 2 (usage) */
+static int parse(int argc, char **argv, struct request *req)
+{
+	char why[160], *end;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "q:f:s:bh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'q':
+			req->queues = strtol(optarg, &end, 10);
+			if (*end || req->queues < 1 || req->queues > 1024) {
+				fprintf(stderr, "devmemctl: --queues %s: not a count of queues\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'f':
+			if (req->nflows == DEVMEMCTL_MAX_FLOWS) {
+				fprintf(stderr, "devmemctl: at most %d flows\n",
+					DEVMEMCTL_MAX_FLOWS);
+				return 2;
+			}
+			if (flow_parse(optarg, &req->flows[req->nflows], why,
+				       sizeof(why))) {
+				fprintf(stderr, "devmemctl: --flow: %s\n", why);
+				return 2;
+			}
+			req->nflows++;
+			break;
+		case 's':
+			if (parse_size(optarg, &req->size)) {
+				fprintf(stderr,
+					"devmemctl: --size %s: not a size (BYTES, or with K, M, G, T)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'b':
+			req->try_bind = true;
+			break;
+		case 'h':
+			help(stdout);
+			exit(0);
+		default:
+			help(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "devmemctl: unexpected \"%s\"\n", argv[optind]);
+		return 2;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct request req = {};
+	struct devmem_nl nl;
+	const char *cmd;
+	int ret;
+
+	if (argc < 2) {
+		help(stderr);
+		return 2;
+	}
+	cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") ||
+	    !strcmp(cmd, "help")) {
+		help(stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "show") && (argc < 3 || argv[2][0] == '-')) {
+		fprintf(stderr, "devmemctl %s: which interface?\n", cmd);
+		return 2;
+	}
+	if (argc >= 3 && argv[2][0] != '-')
+		req.ifname = argv[2];
+	if (!strcmp(cmd, "set")) {
+		ret = devmem_nl_open(&nl);
+		if (ret) {
+			fprintf(stderr, "devmemctl: no ethtool netlink family: %s\n",
+				strerror(-ret));
+			return 1;
+		}
+		ret = do_set(&nl, req.ifname, argc - 3, argv + 3);
+		devmem_nl_close(&nl);
+		return ret;
+	}
+	ret = parse(argc - (req.ifname ? 2 : 1), argv + (req.ifname ? 2 : 1),
+		    &req);
+	if (ret)
+		return ret;
+	if (strcmp(cmd, "prepare") && strcmp(cmd, "check") &&
+	    (req.queues || req.nflows)) {
+		fprintf(stderr, "devmemctl %s: takes no --queues or --flow\n",
+			cmd);
+		return 2;
+	}
+	ret = devmem_nl_open(&nl);
+	if (ret) {
+		fprintf(stderr, "devmemctl: no netdev or ethtool netlink family: %s\n",
+			strerror(-ret));
+		return 1;
+	}
+	if (!strcmp(cmd, "prepare")) {
+		ret = do_prepare(&nl, &req);
+	} else if (!strcmp(cmd, "release")) {
+		ret = do_release(&nl, &req);
+	} else if (!strcmp(cmd, "check")) {
+		ret = do_check(&nl, &req);
+	} else if (!strcmp(cmd, "show")) {
+		ret = req.ifname ? show_one(&nl, req.ifname) : show_all(&nl);
+	} else {
+		fprintf(stderr, "devmemctl: unknown command \"%s\"\n", cmd);
+		help(stderr);
+		ret = 2;
+	}
+	devmem_nl_close(&nl);
+	return ret;
+}
