@@ -86,19 +86,27 @@ say "deb: kernel packages in $(($(date +%s) - start)) s"
 [ -x "$KST/drivers/net/devmem/ncdevmem" ] || die "no kselftests in $KST (run: make tools)"
 tools=$BUILD/deb-tools
 rm -rf "$tools"
-mkdir -p "$tools/DEBIAN" "$tools/usr/bin" "$tools/usr/lib/devmem-tcp" \
-	 "$tools/usr/share/doc/devmem-tcp-tools"
+mkdir -p "$tools/DEBIAN" "$tools/usr/bin" "$tools/usr/sbin" \
+	 "$tools/usr/lib/devmem-tcp" "$tools/lib/systemd/system" \
+	 "$tools/etc/devmem-tcp" "$tools/usr/share/doc/devmem-tcp-tools/examples"
 install -m 0755 "$KST/drivers/net/devmem/ncdevmem" "$KST/drivers/net/devmem/devmemstat" \
 	"$BUILD/samples/devmem/devmem_rx" "$tools/usr/bin/"
+# the operator's tool, its boot-time unit and a config to start from
+install -m 0755 "$KST/drivers/net/devmem/devmemctl" "$tools/usr/sbin/"
+install -m 0644 "$SRC/tools/net/devmemctl/devmem-tcp@.service" \
+	"$tools/lib/systemd/system/"
+install -m 0644 "$SRC/tools/net/devmemctl/example.conf" \
+	"$tools/usr/share/doc/devmem-tcp-tools/examples/"
 cp -a "$KST" "$tools/usr/lib/devmem-tcp/kselftest"
 {
 	echo "devmem TCP tools for Linux $release (Debian $base + the devmem series)."
 	echo "The kernel: linux-image-$release. The kselftests: /usr/lib/devmem-tcp/kselftest"
 	echo "(run_kselftest.sh -c drivers/net/devmem); they need hdsim (modprobe hdsim)."
-	for t in ncdevmem devmemstat devmem_rx; do
+	for t in usr/sbin/devmemctl usr/bin/ncdevmem usr/bin/devmemstat \
+		 usr/bin/devmem_rx; do
 		echo
-		echo "== $t"
-		"$tools/usr/bin/$t" --help 2>&1 | sed "s|$tools/usr/bin/||" || true
+		echo "== ${t##*/}"
+		"$tools/$t" --help 2>&1 | sed "s|$tools/${t%/*}/||" || true
 	done
 } > "$tools/usr/share/doc/devmem-tcp-tools/USAGE"
 gzip -9n "$tools/usr/share/doc/devmem-tcp-tools/USAGE"
@@ -112,11 +120,14 @@ Depends: libc6, libmnl0, libssl3, liburing2, libbpf1, libelf1, zlib1g
 Recommends: linux-image-$release
 Section: net
 Priority: optional
-Description: devmem TCP tools: ncdevmem, devmemstat, the sample, the kselftests
+Description: devmem TCP tools: devmemctl, ncdevmem, devmemstat, the kselftests
  Receive TCP payload into device memory (a dmabuf bound to a NIC RX queue)
  and send from it, on the devmem kernel built from Debian's $base.
- ncdevmem is upstream's test tool (same command line); devmemstat watches
- the devmem tracepoints; devmem_rx is the minimal receiver.
+ devmemctl prepares, checks and shows a NIC for device memory
+ (devmem-tcp@<interface>.service runs it at boot from
+ /etc/devmem-tcp/<interface>.conf); ncdevmem is upstream's test tool (same
+ command line); devmemstat watches the devmem tracepoints; devmem_rx is the
+ minimal receiver.
 EOF
 dpkg-deb --root-owner-group -Zxz --build "$tools" "$OUT/devmem-tcp-tools_${pkgver}_amd64.deb" > /dev/null
 say "deb: $(cd "$OUT" && ls ./*"$pkgver"*.deb | sed 's|^\./||' | xargs)"

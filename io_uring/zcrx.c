@@ -1022,7 +1022,11 @@ static const struct memory_provider_ops io_zcrx_mp_ops = {
 struct io_zcrx_args {
 	struct io_kiocb		*req;
 	struct io_zcrx_ifq	*ifq;
+	struct sock		*sk;
 	unsigned int		nr_skbs;
+	/* copies of the skb being read, for its RX queue's counts */
+	u32			copied;
+	u32			copies;
 };
 
 static bool io_zcrx_post(struct io_kiocb *req, struct io_zcrx_ifq *ifq,
@@ -1140,6 +1144,8 @@ static int io_zcrx_copy_frag(struct io_zcrx_args *args,
 	if (ret > 0) {
 		atomic64_inc(&args->ifq->copy_count);
 		atomic64_add(ret, &args->ifq->copy_bytes);
+		args->copied += ret;
+		args->copies++;
 	}
 	return ret;
 }
@@ -1170,8 +1176,11 @@ static int io_zcrx_recv_one(struct io_zcrx_args *args, struct sk_buff *skb,
 		u32 n = min_t(size_t, len, start - offset);
 
 		ret = io_zcrx_copy(args, NULL, skb->data + offset, 0, n);
-		if (ret > 0)
+		if (ret > 0) {
 			atomic64_add(ret, &args->ifq->head_bytes);
+			args->copied += ret;
+			args->copies++;
+		}
 		if (!io_zcrx_piece_done(ret, n, &done))
 			goto out;
 	}
@@ -1222,6 +1231,12 @@ static int io_zcrx_recv_skb(read_descriptor_t *desc, struct sk_buff *skb,
 
 	len = min_t(size_t, len, desc->count);
 	ret = io_zcrx_recv_one(args, skb, offset, len);
+	if (args->copies) {
+		netif_rxq_host_payload(args->sk, skb, NETIF_RXQ_HOST_ZCRX,
+				       args->copied, args->copies);
+		args->copied = 0;
+		args->copies = 0;
+	}
 	if (ret > 0)
 		desc->count -= ret;
 	if (++args->nr_skbs >= IO_ZCRX_SKBS_PER_PASS)
@@ -1250,7 +1265,7 @@ static bool io_zcrx_sock_is_plain_tcp(struct sock *sk)
 static int io_zcrx_tcp_recv(struct io_kiocb *req, struct io_zcrx_ifq *ifq,
 			    struct sock *sk, u32 *limit)
 {
-	struct io_zcrx_args args = { .req = req, .ifq = ifq };
+	struct io_zcrx_args args = { .req = req, .ifq = ifq, .sk = sk };
 	read_descriptor_t rd_desc = {
 		.count	= *limit ? *limit : INT_MAX,
 		.arg.data = &args,

@@ -5,6 +5,13 @@
 #include <linux/netdevice.h>
 
 struct pp_memory_provider_params;
+struct sock;
+
+/* Readers of device memory that copy what missed it (devmem_stats.c) */
+enum netif_rxq_host_reader {
+	NETIF_RXQ_HOST_DEVMEM,	/* recvmsg(MSG_SOCK_DEVMEM) */
+	NETIF_RXQ_HOST_ZCRX,	/* io_uring RECV_ZC */
+};
 
 #if IS_ENABLED(CONFIG_NET_DEVMEM)
 int netdev_rx_queue_restart(struct net_device *dev, unsigned int rxq_idx);
@@ -27,6 +34,10 @@ unsigned int dev_get_min_mp_channel_count(const struct net_device *dev);
 
 /* The device is being unregistered: providers forget its queues. */
 void dev_memory_provider_uninstall(struct net_device *dev);
+
+void netif_rxq_host_payload(const struct sock *sk, const struct sk_buff *skb,
+			    enum netif_rxq_host_reader reader, u32 bytes,
+			    u32 copies);
 #else
 static inline int netdev_rx_queue_restart(struct net_device *dev,
 					  unsigned int rxq_idx)
@@ -60,6 +71,13 @@ dev_get_min_mp_channel_count(const struct net_device *dev)
 }
 
 static inline void dev_memory_provider_uninstall(struct net_device *dev)
+{
+}
+
+static inline void
+netif_rxq_host_payload(const struct sock *sk, const struct sk_buff *skb,
+		       enum netif_rxq_host_reader reader, u32 bytes,
+		       u32 copies)
 {
 }
 #endif

@@ -13,6 +13,7 @@
 #include <linux/socket.h>
 #include <linux/uio.h>
 #include <net/compat.h>
+#include <net/netdev_rx_queue.h>
 #include <net/netmem.h>
 #include <net/sock.h>
 #include <net/sock_devmem.h>
@@ -24,6 +25,7 @@ struct tcp_devmem_rx {
 	u32 frags;
 	u32 devmem_bytes;
 	u32 linear_bytes;
+	u32 linear_copies;
 };
 
 /* A cmsg is written whole or not at all (6.1 put_cmsg() truncates). A
@@ -106,6 +108,7 @@ static int tcp_recvmsg_dmabuf_one(struct sock *sk, const struct sk_buff *skb,
 		remaining -= copy;
 		sent += copy;
 		rx->linear_bytes += copy;
+		rx->linear_copies++;
 	}
 
 	/* One lock round to take tokens for all the frags, one to commit
@@ -239,19 +242,26 @@ int tcp_recvmsg_dmabuf(struct sock *sk, const struct sk_buff *skb,
 	if (rx.frags || rx.linear_bytes)
 		trace_devmem_recvmsg(sk, rx.frags, rx.devmem_bytes,
 				     rx.linear_bytes);
+	if (rx.linear_bytes)
+		netif_rxq_host_payload(sk, skb, NETIF_RXQ_HOST_DEVMEM,
+				       rx.linear_bytes, rx.linear_copies);
 	return sent ?: ret;
 }
 
 /**
  * tcp_devmem_host_copied() - a MSG_SOCK_DEVMEM reader got host memory
  * @sk: socket
- * @bytes: payload bytes of a readable skb the CPU copied to the reader
+ * @skb: the readable skb
+ * @bytes: payload bytes of @skb the CPU copied to the reader
  *
  * Payload that missed device memory (a flow on a queue without a
  * binding, a driver that fell back to host pages) reaches a devmem
- * reader by copy; the devmem_host_copy tracepoint makes it visible.
+ * reader by copy; the devmem_host_copy tracepoint and the counts of the
+ * queue @skb came in on make it visible.
  */
-void tcp_devmem_host_copied(const struct sock *sk, u32 bytes)
+void tcp_devmem_host_copied(const struct sock *sk, const struct sk_buff *skb,
+			    u32 bytes)
 {
 	trace_devmem_host_copy(sk, bytes);
+	netif_rxq_host_payload(sk, skb, NETIF_RXQ_HOST_DEVMEM, bytes, 1);
 }

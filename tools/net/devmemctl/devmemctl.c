@@ -18,6 +18,7 @@ static void help(FILE *out)
 	fprintf(out,
 		"usage: devmemctl prepare IFACE [--queues N] [--flow FLOW]...\n"
 		"       devmemctl release IFACE\n"
+		"       devmemctl apply IFACE [--config FILE]\n"
 		"       devmemctl check IFACE [--queues N] [--flow FLOW]... [--size BYTES] [--try-bind]\n"
 		"       devmemctl show [IFACE]\n"
 		"       devmemctl set IFACE [tcp-data-split on|off|auto] [hds-thresh N]\n"
@@ -26,6 +27,9 @@ static void help(FILE *out)
 		"         out of the default RSS context, each FLOW steered to them;\n"
 		"         what it changes is kept in /run/devmem-tcp/IFACE\n"
 		"release  undo exactly what prepare did (refused while a queue is bound)\n"
+		"apply    prepare as /etc/devmem-tcp/IFACE.conf says (\"queues N\", one\n"
+		"         \"flow FLOW\" line per flow), after releasing an earlier\n"
+		"         prepare: what devmem-tcp@IFACE.service runs at boot\n"
 		"check    name every reason payload would land in host memory or a bind\n"
 		"         fail, with its fix; exit 1 if there is one. --size: a udmabuf\n"
 		"         of that size; --try-bind: bind a 2 MiB udmabuf to each queue\n"
@@ -92,6 +96,33 @@ static void show_pools(struct devmem_nl *nl, const struct nic *nic)
 	}
 }
 
+/* What readers of device memory got in host memory, per queue */
+static void show_host_copies(struct devmem_nl *nl, const struct nic *nic)
+{
+	struct devmem_host_stats *st;
+	int i, n;
+
+	st = calloc(nic->nrx ? nic->nrx : 1, sizeof(*st));
+	if (!st)
+		return;
+	n = devmem_host_stats_dump(nl, nic->ifindex, st, nic->nrx);
+	if (n < 0)
+		printf("  host-memory copies: not counted by this kernel (%s)\n",
+		       strerror(-n));
+	for (i = 0; i < n && i < nic->nrx; i++) {
+		if (!st[i].devmem_copies && !st[i].zcrx_copies)
+			continue;
+		printf("  rx queue %u: payload readers got in host memory: ",
+		       st[i].queue);
+		printf("devmem %llu bytes in %llu copies, zcrx %llu bytes in %llu copies\n",
+		       (unsigned long long)st[i].devmem_bytes,
+		       (unsigned long long)st[i].devmem_copies,
+		       (unsigned long long)st[i].zcrx_bytes,
+		       (unsigned long long)st[i].zcrx_copies);
+	}
+	free(st);
+}
+
 static int show_one(struct devmem_nl *nl, const char *ifname)
 {
 	struct nic nic;
@@ -124,6 +155,7 @@ static int show_one(struct devmem_nl *nl, const char *ifname)
 		printf(" %s\n", in_default_rss(&nic, q) ? "default RSS" :
 		       "out of the default RSS");
 	}
+	show_host_copies(nl, &nic);
 	show_pools(nl, &nic);
 	for (i = 0; i < nic.nrules; i++) {
 		const struct netcfg_rule *r = &nic.rules[i];
@@ -252,11 +284,96 @@ static int do_set(struct devmem_nl *nl, const char *ifname, int argc,
 	return 0;
 }
 
+static const char *config_dir(void)
+{
+	const char *dir = getenv("DEVMEMCTL_CONFIG_DIR");
+
+	return dir && *dir ? dir : "/etc/devmem-tcp";
+}
+
+/* One line of a config file into @req: 0, or 2 with the reason printed */
+static int config_line(const char *path, int n, char *line,
+		       struct request *req)
+{
+	char why[160], *key, *rest, *end;
+
+	line[strcspn(line, "\n")] = '\0';
+	key = line + strspn(line, " \t");
+	if (!*key || *key == '#')
+		return 0;
+	rest = key + strcspn(key, " \t");
+	if (*rest)
+		*rest++ = '\0';
+	rest += strspn(rest, " \t");
+	if (!strcmp(key, "queues")) {
+		req->queues = strtol(rest, &end, 10);
+		if (*end || end == rest || req->queues < 1 ||
+		    req->queues > 1024) {
+			fprintf(stderr, "%s:%d: queues \"%s\": not a count of queues\n",
+				path, n, rest);
+			return 2;
+		}
+	} else if (!strcmp(key, "flow")) {
+		if (req->nflows == DEVMEMCTL_MAX_FLOWS) {
+			fprintf(stderr, "%s:%d: at most %d flows\n", path, n,
+				DEVMEMCTL_MAX_FLOWS);
+			return 2;
+		}
+		if (flow_parse(rest, &req->flows[req->nflows], why,
+			       sizeof(why))) {
+			fprintf(stderr, "%s:%d: %s\n", path, n, why);
+			return 2;
+		}
+		req->nflows++;
+	} else {
+		fprintf(stderr, "%s:%d: unknown line \"%s\" (queues, flow)\n",
+			path, n, key);
+		return 2;
+	}
+	return 0;
+}
+
+/* devmemctl apply: the config file read whole before anything changes */
+static int do_apply(struct devmem_nl *nl, struct request *req,
+		    const char *config)
+{
+	char path[256], *line = NULL;
+	struct prep old;
+	size_t cap = 0;
+	int n = 0, ret = 0;
+	FILE *f;
+
+	if (config)
+		snprintf(path, sizeof(path), "%s", config);
+	else
+		snprintf(path, sizeof(path), "%s/%s.conf", config_dir(),
+			 req->ifname);
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	while (!ret && getline(&line, &cap, f) > 0)
+		ret = config_line(path, ++n, line, req);
+	free(line);
+	fclose(f);
+	if (ret)
+		return ret;
+	if (!prep_load(req->ifname, &old)) {
+		prep_free(&old);
+		ret = do_release(nl, req);
+		if (ret)
+			return ret;
+	}
+	return do_prepare(nl, req);
+}
+
 static const struct option opts[] = {
 	{ "queues", required_argument, NULL, 'q' },
 	{ "flow", required_argument, NULL, 'f' },
 	{ "size", required_argument, NULL, 's' },
 	{ "try-bind", no_argument, NULL, 'b' },
+	{ "config", required_argument, NULL, 'c' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
@@ -267,8 +384,11 @@ static int parse(int argc, char **argv, struct request *req)
 	char why[160], *end;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "q:f:s:bh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "q:f:s:c:bh", opts, NULL)) != -1) {
 		switch (opt) {
+		case 'c':
+			req->config = optarg;
+			break;
 		case 'q':
 			req->queues = strtol(optarg, &end, 10);
 			if (*end || req->queues < 1 || req->queues > 1024) {
@@ -360,6 +480,10 @@ int main(int argc, char **argv)
 			cmd);
 		return 2;
 	}
+	if (strcmp(cmd, "apply") && req.config) {
+		fprintf(stderr, "devmemctl %s: takes no --config\n", cmd);
+		return 2;
+	}
 	ret = devmem_nl_open(&nl);
 	if (ret) {
 		fprintf(stderr, "devmemctl: no netdev or ethtool netlink family: %s\n",
@@ -370,6 +494,8 @@ int main(int argc, char **argv)
 		ret = do_prepare(&nl, &req);
 	} else if (!strcmp(cmd, "release")) {
 		ret = do_release(&nl, &req);
+	} else if (!strcmp(cmd, "apply")) {
+		ret = do_apply(&nl, &req, req.config);
 	} else if (!strcmp(cmd, "check")) {
 		ret = do_check(&nl, &req);
 	} else if (!strcmp(cmd, "show")) {

@@ -89,6 +89,7 @@ struct request {
 	int nflows;
 	bool try_bind;
 	uint64_t size;			/* dmabuf size to check, 0: none */
+	const char *config;		/* apply: the config file */
 };
 
 int do_prepare(struct devmem_nl *nl, const struct request *req);

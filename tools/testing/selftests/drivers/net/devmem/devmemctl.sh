@@ -20,7 +20,7 @@ HOLD=
 export DEVMEMCTL_STATE_DIR=$TMP/state
 trap '[ -n "$HOLD" ] && kill $HOLD 2>/dev/null; hdsim_cleanup; rm -rf "$TMP"' EXIT
 
-PLAN=22
+PLAN=26
 ktap_plan $PLAN
 skip_all()
 {
@@ -175,6 +175,41 @@ ktap_check "check names a flow steered to a host-memory queue" \
 ethtool -K "$IF" ntuple off
 ethtool -X "$IF" default
 
+# show: what devmem readers got in host memory, per queue (devmem-stats)
+host_copies_case()
+{
+	local loc pid rc p=$((PORT + 5))
+
+	ethtool -X "$IF" equal $LAST && ethtool -K "$IF" ntuple on || return 1
+	loc=$(ethtool -N "$IF" flow-type tcp4 dst-port $p action 1 |
+	      sed -n 's/^Added rule with ID //p')
+	: > "$TMP/hc.log"
+	./ncdevmem -l -n -f "$IF" -s 192.0.2.1 -p $p -t $LAST -q 1 \
+		--allow-host > "$TMP/hc.out" 2> "$TMP/hc.log" &
+	pid=$!
+	if wait_line "$TMP/hc.log" "^listening"; then
+		head -c $((1 << 20)) /dev/zero |
+			ip netns exec "$NS" socat -u STDIN TCP:192.0.2.1:$p
+	else
+		kill $pid
+	fi
+	wait $pid
+	rc=$?
+	ethtool -N "$IF" delete "$loc"
+	ethtool -K "$IF" ntuple off
+	ethtool -X "$IF" default
+	wait_no_bindings
+	if [ $rc != 0 ]; then
+		sed 's/^/#   /' "$TMP/hc.log" >&2
+		return 1
+	fi
+	./devmemctl show "$IF" > "$TMP/show"
+	grep -q "rx queue 1: payload readers got in host memory: devmem 1048576 bytes" \
+		"$TMP/show" || { sed 's/^/#   /' "$TMP/show" >&2; return 1; }
+}
+ktap_check "show: 1 MiB a devmem reader got in host memory, on its queue" \
+	host_copies_case
+
 ktap_check "check names a bound queue in the default RSS context (the binding's queues)" \
 	eval 'hold && ctl 1 out check "$IF" && names out rss-default &&
 	      grep -q "queue(s) $LAST are in the default" "$TMP/out"'
@@ -238,6 +273,42 @@ ktap_check "prepare of 2 queues, IPv4 and IPv6 flows: an RSS context over them" 
 	      ctl 0 out check "$IF" --flow "$FLOW4" --flow "$FLOW6"'
 ktap_check "release of 2 queues: the NIC exactly as before" \
 	eval 'ctl 0 out release "$IF" && same "$TMP/before" "release of 2"'
+
+# apply: the boot-time path (devmem-tcp@.service), from a config file
+export DEVMEMCTL_CONFIG_DIR=$TMP/conf
+mkdir -p "$DEVMEMCTL_CONFIG_DIR"
+printf '# test\nqueues 2\n\nflow %s\nflow %s\n' "$FLOW4" "$FLOW6" \
+	> "$DEVMEMCTL_CONFIG_DIR/$IF.conf"
+ktap_check "apply: prepares as the config file says, twice in a row" \
+	eval 'ctl 0 out apply "$IF" && ctl 0 out apply "$IF" &&
+	      [ "$(ethtool -n "$IF" | grep -c "RSS Context ID")" = 2 ] &&
+	      ctl 0 out check "$IF" --flow "$FLOW4" --flow "$FLOW6" &&
+	      ctl 0 out release "$IF" && same "$TMP/before" "apply, release"'
+
+bad_config()
+{
+	printf 'queues 1\nflow tcp4 dst-port 5201 vlan 3\n' > "$TMP/bad1.conf"
+	printf 'queues one\n' > "$TMP/bad2.conf"
+	printf 'queue 1\n' > "$TMP/bad3.conf"
+	ctl 2 out apply "$IF" --config "$TMP/bad1.conf" &&
+	grep -q "bad1.conf:2: unknown word \"vlan\"" "$TMP/out" &&
+	ctl 2 out apply "$IF" --config "$TMP/bad2.conf" &&
+	grep -q "bad2.conf:1: queues \"one\"" "$TMP/out" &&
+	ctl 2 out apply "$IF" --config "$TMP/bad3.conf" &&
+	grep -q "bad3.conf:1: unknown line \"queue\"" "$TMP/out" &&
+	ctl 2 out apply "$IF" --config "$TMP/none.conf" &&
+	ctl 2 out prepare "$IF" --config "$TMP/bad1.conf" &&
+	same "$TMP/before" "bad config"
+}
+ktap_check "apply: a bad config file is refused by line, and changes nothing" \
+	bad_config
+
+ktap_check "apply while the prepared queues are bound is refused" \
+	eval 'ctl 0 out apply "$IF" && hold &&
+	      snapshot "$TMP/applied" && ctl 1 out apply "$IF" &&
+	      grep -q "still has a binding" "$TMP/out" &&
+	      same "$TMP/applied" "apply while bound"; rc=$?; unhold;
+	      ctl 0 out release "$IF" && [ $rc = 0 ]'
 
 # prepare failing half way (the device's 8 RSS contexts taken) undoes all
 fail_half_way()

@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/devmem_stats.h>
 
 #include "../../../kselftest_harness.h"
 #include "devmem_fixture.h"
@@ -628,6 +629,139 @@ TEST_F(recv, unsteered_flow_on_same_device_is_plain_tcp)
 	EXPECT_EQ(0, reap(pid));
 	close(fd);
 	close(lfd);
+}
+
+/* devmem-stats of the port's four RX queues into @st */
+static int host_stats_all(struct devmem_env *env, struct devmem_host_stats *st)
+{
+	int q, err = 0;
+
+	for (q = 0; q < 4 && !err; q++)
+		err = devmem_host_stats_get(&env->nl, env->ifindex, q, &st[q]);
+	return err;
+}
+
+/*
+ * A devmem reader of a flow that RSS put on a host-memory queue gets its
+ * payload by copy: devmem-stats counts every byte of it, on that queue
+ * alone, and neither a plain reader nor payload in device memory counts.
+ */
+TEST_F(recv, host_copies_to_a_devmem_reader_are_counted_on_their_queue)
+{
+	struct devmem_host_stats before[4], after[4];
+	struct stream st = { .map_size = DMABUF_SIZE };
+	size_t bytes = 256 << 10, got = 0;
+	int lfd, fd, q, hit = -1;
+	char buf[65536];
+	ssize_t n;
+	pid_t pid;
+
+	lfd = listen_on(RX_ADDR, PORT_HOST);
+	ASSERT_GE(lfd, 0);
+	ASSERT_EQ(0, host_stats_all(&self->env, before));
+	pid = sender_to(self->env.ns, RX_ADDR, PORT_HOST, bytes);
+	fd = accept(lfd, NULL, NULL);
+	ASSERT_GE(fd, 0);
+	EXPECT_LT(0, recv_stream(fd, self->env.map, &st, bytes));
+	EXPECT_EQ(bytes, st.bytes);
+	EXPECT_EQ(bytes, st.host);
+	EXPECT_EQ(0, st.errors);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+	ASSERT_EQ(0, host_stats_all(&self->env, after));
+	for (q = 0; q < 4; q++) {
+		uint64_t d = after[q].devmem_bytes - before[q].devmem_bytes;
+
+		EXPECT_EQ(self->env.ifindex, after[q].ifindex);
+		EXPECT_EQ(q, after[q].queue);
+		EXPECT_EQ(0, after[q].zcrx_bytes - before[q].zcrx_bytes);
+		if (!d)
+			continue;
+		/* one flow, one queue: all of it, in at least one copy */
+		EXPECT_EQ(-1, hit);
+		EXPECT_EQ(bytes, d);
+		EXPECT_LE(1, after[q].devmem_copies - before[q].devmem_copies);
+		hit = q;
+	}
+	EXPECT_NE(-1, hit);
+	EXPECT_NE(BOUND_QUEUE, hit);
+	TH_LOG("%zu bytes copied to the devmem reader, counted on queue %d",
+	       bytes, hit);
+
+	/* a plain reader of host memory, and a devmem stream: no count */
+	memcpy(before, after, sizeof(after));
+	pid = sender_to(self->env.ns, RX_ADDR, PORT_HOST, bytes);
+	fd = accept(lfd, NULL, NULL);
+	ASSERT_GE(fd, 0);
+	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0)
+		got += n;
+	EXPECT_EQ(bytes, got);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+	close(lfd);
+	memset(&st, 0, sizeof(st));
+	st.map_size = DMABUF_SIZE;
+	fd = devmem_env_stream(&self->env, bytes, &pid);
+	ASSERT_GE(fd, 0);
+	EXPECT_LT(0, recv_stream(fd, self->env.map, &st, bytes));
+	EXPECT_EQ(bytes, st.devmem);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+	ASSERT_EQ(0, host_stats_all(&self->env, after));
+	EXPECT_EQ(0, memcmp(before, after, sizeof(after)));
+}
+
+static int host_stats_of_lo(struct devmem_nl *nl, void *arg)
+{
+	return devmem_host_stats_get(nl, 1, 0, arg);
+}
+
+/*
+ * devmem-stats: a dump of one device gives all its RX queues, a dump of
+ * all the bound queue among others; bad requests get their errno and an
+ * extack; any user may read the counts, as queue statistics.
+ */
+TEST_F(recv, host_stats_dump_and_bad_requests)
+{
+	struct devmem_host_stats st[64];
+	struct devmem_nl *nl = &self->env.nl;
+	int i, n, home, found = 0;
+	unsigned int peer;
+
+	n = devmem_host_stats_dump(nl, self->env.ifindex, st, 64);
+	ASSERT_EQ(4, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(self->env.ifindex, st[i].ifindex);
+		EXPECT_EQ(i, st[i].queue);
+	}
+	n = devmem_host_stats_dump(nl, 0, st, 64);
+	ASSERT_GT(n, 0);
+	for (i = 0; i < n && i < 64; i++)
+		found += st[i].ifindex == (uint32_t)self->env.ifindex &&
+			 st[i].queue == BOUND_QUEUE;
+	EXPECT_EQ(1, found);
+
+	EXPECT_EQ(-EINVAL, devmem_host_stats_get_raw(nl, 2, 0, 0, NULL));
+	EXPECT_EQ(DEVMEM_STATS_A_QUEUE_IFINDEX, nl->miss_type);
+	EXPECT_EQ(-EINVAL, devmem_host_stats_get_raw(nl, 1, self->env.ifindex,
+						     0, NULL));
+	EXPECT_EQ(DEVMEM_STATS_A_QUEUE_ID, nl->miss_type);
+	/* the policy's minimum: ERANGE, as for netdev's ifindex */
+	EXPECT_EQ(-ERANGE, devmem_host_stats_get(nl, 0, 0, NULL));
+	EXPECT_NE(0, nl->extack[0]);
+	EXPECT_EQ(-EINVAL, devmem_host_stats_get(nl, self->env.ifindex, 4,
+						 NULL));
+	EXPECT_STREQ("the device has no such RX queue", nl->extack);
+	EXPECT_EQ(-ENODEV, devmem_host_stats_get(nl, 0x7ffffff0, 0, NULL));
+	EXPECT_STREQ("no such device in this namespace", nl->extack);
+	/* the peer port, by its index in its own namespace */
+	home = netns_enter(self->env.ns);
+	ASSERT_GE(home, 0);
+	peer = if_nametoindex(self->env.peer);
+	ASSERT_EQ(0, netns_leave(home));
+	ASSERT_NE(0, peer);
+	EXPECT_EQ(-ENODEV, devmem_host_stats_get(nl, peer, 0, NULL));
+	EXPECT_EQ(0, devmem_nl_as_nobody(host_stats_of_lo, st, false));
 }
 
 static int64_t rx_stat(const struct devmem_env *env, unsigned int q,

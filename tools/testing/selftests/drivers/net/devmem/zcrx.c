@@ -444,11 +444,13 @@ TEST_F(zcrx, one_enter_runs_a_bounded_number_of_passes)
 TEST_F(zcrx, loopback_data_is_copied_and_counted)
 {
 	size_t bytes = 256 << 10, off = 0;
+	struct devmem_host_stats lo[2];
 	char buf[4096];
 	int lfd, fd;
 	pid_t pid;
 
 	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	ASSERT_EQ(0, devmem_host_stats_get(&self->env.nl, 1, 0, &lo[0]));
 	lfd = listen_on("127.0.0.1", ZC_PORT + 1);
 	ASSERT_GE(lfd, 0);
 	pid = fork();
@@ -478,7 +480,51 @@ TEST_F(zcrx, loopback_data_is_copied_and_counted)
 	ASSERT_GE(fd, 0);
 	zc_expect_all(_metadata, &self->ring, &self->z, fd, pid, bytes, NULL);
 	EXPECT_GT(zcrx_fdinfo(self->ring.fd, 0, "copy_count"), 0);
+	/* loopback records no RX queue: counted on lo's queue 0 */
+	ASSERT_EQ(0, devmem_host_stats_get(&self->env.nl, 1, 0, &lo[1]));
+	EXPECT_EQ(bytes, lo[1].zcrx_bytes - lo[0].zcrx_bytes);
 	close(lfd);
+}
+
+/*
+ * devmem-stats counts RECV_ZC's copies on the queue the data came in on:
+ * a flow steered to a queue without the instance is copied whole, one
+ * through the instance's queue not at all.
+ */
+TEST_F(zcrx, copies_are_counted_on_the_queue_the_data_came_in_on)
+{
+	struct devmem_host_stats q1[2], zq[2];
+	struct devmem_nl *nl = &self->env.nl;
+	int ifindex = self->env.ifindex;
+	size_t bytes = 1 << 20;
+	int lfd, fd;
+	pid_t pid;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	ASSERT_EQ(0, devmem_env_steer(&self->env, ZC_PORT + 2, 1));
+	lfd = listen_on(RX_ADDR, ZC_PORT + 2);
+	ASSERT_GE(lfd, 0);
+	ASSERT_EQ(0, devmem_host_stats_get(nl, ifindex, 1, &q1[0]));
+	ASSERT_EQ(0, devmem_host_stats_get(nl, ifindex, ZC_QUEUE, &zq[0]));
+	pid = sender_to(self->env.ns, RX_ADDR, ZC_PORT + 2, bytes);
+	fd = accept(lfd, NULL, NULL);
+	ASSERT_GE(fd, 0);
+	zc_expect_all(_metadata, &self->ring, &self->z, fd, pid, bytes, NULL);
+	close(lfd);
+	ASSERT_EQ(0, devmem_host_stats_get(nl, ifindex, 1, &q1[1]));
+	EXPECT_EQ(bytes, q1[1].zcrx_bytes - q1[0].zcrx_bytes);
+	EXPECT_LE(1, q1[1].zcrx_copies - q1[0].zcrx_copies);
+	EXPECT_EQ(0, q1[1].devmem_bytes - q1[0].devmem_bytes);
+
+	fd = devmem_env_stream(&self->env, bytes, &pid);
+	ASSERT_GE(fd, 0);
+	zc_expect_all(_metadata, &self->ring, &self->z, fd, pid, bytes, NULL);
+	ASSERT_EQ(0, devmem_host_stats_get(nl, ifindex, ZC_QUEUE, &zq[1]));
+	EXPECT_EQ(0, zq[1].zcrx_bytes - zq[0].zcrx_bytes);
+	EXPECT_EQ(0, zq[1].zcrx_copies - zq[0].zcrx_copies);
+	TH_LOG("queue 1: %llu bytes copied in %llu copies",
+	       (unsigned long long)(q1[1].zcrx_bytes - q1[0].zcrx_bytes),
+	       (unsigned long long)(q1[1].zcrx_copies - q1[0].zcrx_copies));
 }
 
 /* The ring exits while user space holds every buffer: all come back. */

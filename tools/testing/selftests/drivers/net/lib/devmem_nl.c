@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
+#include <linux/devmem_stats.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -603,6 +604,115 @@ static int rings_get(struct devmem_nl *nl, uint32_t ifindex, mnl_cb_t cb,
 	nlh = genl_start(nl, buf, nl->ethtool_family, ETHTOOL_MSG_RINGS_GET, 0);
 	put_ethtool_header(nlh, ETHTOOL_A_RINGS_HEADER, ifindex);
 	return transact(nl, nlh, cb, data);
+}
+
+/* devmem-stats */
+
+struct host_stats_ctx {
+	struct devmem_host_stats *st;
+	int max;
+	int n;
+};
+
+static int host_stats_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct devmem_host_stats *st = data;
+
+	switch (mnl_attr_get_type(attr)) {
+	case DEVMEM_STATS_A_QUEUE_IFINDEX:
+		st->ifindex = mnl_attr_get_u32(attr);
+		break;
+	case DEVMEM_STATS_A_QUEUE_ID:
+		st->queue = mnl_attr_get_u32(attr);
+		break;
+	case DEVMEM_STATS_A_QUEUE_DEVMEM_HOST_BYTES:
+		st->devmem_bytes = mnl_attr_get_u64(attr);
+		break;
+	case DEVMEM_STATS_A_QUEUE_DEVMEM_HOST_COPIES:
+		st->devmem_copies = mnl_attr_get_u64(attr);
+		break;
+	case DEVMEM_STATS_A_QUEUE_ZCRX_COPY_BYTES:
+		st->zcrx_bytes = mnl_attr_get_u64(attr);
+		break;
+	case DEVMEM_STATS_A_QUEUE_ZCRX_COPIES:
+		st->zcrx_copies = mnl_attr_get_u64(attr);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int host_stats_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct host_stats_ctx *ctx = data;
+	struct devmem_host_stats one = {};
+
+	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), host_stats_attr_cb,
+		       &one);
+	if (ctx->n < ctx->max)
+		ctx->st[ctx->n] = one;
+	ctx->n++;
+	return MNL_CB_OK;
+}
+
+static int stats_family(struct devmem_nl *nl)
+{
+	if (nl->stats_family)
+		return 0;
+	return devmem_nl_family(nl, DEVMEM_STATS_FAMILY_NAME,
+				&nl->stats_family, NULL, NULL, 0) < 0 ?
+	       -ENOENT : 0;
+}
+
+int devmem_host_stats_get_raw(struct devmem_nl *nl, unsigned int attrs,
+			      uint32_t ifindex, uint32_t qid,
+			      struct devmem_host_stats *st)
+{
+	struct devmem_host_stats one = {};
+	struct host_stats_ctx ctx = { .st = &one, .max = 1 };
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	int ret;
+
+	ret = stats_family(nl);
+	if (ret)
+		return ret;
+	nlh = genl_start(nl, buf, nl->stats_family, DEVMEM_STATS_CMD_QUEUE_GET,
+			 0);
+	if (attrs & 1)
+		mnl_attr_put_u32(nlh, DEVMEM_STATS_A_QUEUE_IFINDEX, ifindex);
+	if (attrs & 2)
+		mnl_attr_put_u32(nlh, DEVMEM_STATS_A_QUEUE_ID, qid);
+	ret = transact(nl, nlh, host_stats_cb, &ctx);
+	if (!ret && ctx.n != 1)
+		ret = -EPROTO;
+	if (!ret && st)
+		*st = one;
+	return ret;
+}
+
+int devmem_host_stats_get(struct devmem_nl *nl, uint32_t ifindex,
+			  uint32_t qid, struct devmem_host_stats *st)
+{
+	return devmem_host_stats_get_raw(nl, 3, ifindex, qid, st);
+}
+
+int devmem_host_stats_dump(struct devmem_nl *nl, uint32_t ifindex,
+			   struct devmem_host_stats *st, int max)
+{
+	struct host_stats_ctx ctx = { .st = st, .max = max };
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	int ret;
+
+	ret = stats_family(nl);
+	if (ret)
+		return ret;
+	nlh = genl_start(nl, buf, nl->stats_family, DEVMEM_STATS_CMD_QUEUE_GET,
+			 NLM_F_DUMP);
+	if (ifindex)
+		mnl_attr_put_u32(nlh, DEVMEM_STATS_A_QUEUE_IFINDEX, ifindex);
+	ret = transact(nl, nlh, host_stats_cb, &ctx);
+	return ret ? ret : ctx.n;
 }
 
 int ethtool_get_hds(struct devmem_nl *nl, uint32_t ifindex, int *hds)

@@ -51,6 +51,7 @@ struct devmem_nl {
 	unsigned int seq;
 	uint16_t netdev_family;
 	uint16_t ethtool_family;
+	uint16_t stats_family;	/* devmem-stats, 0 until first used */
 	uint32_t rx_page_size;	/* bind-rx sends it if not 0 */
 	char extack[256];	/* message of the last error, if any */
 	uint32_t miss_type;	/* missing attribute of the last error */
@@ -129,6 +130,30 @@ int devmem_nl_unprivileged(int (*fn)(struct devmem_nl *nl, void *arg),
 int devmem_bindings_live(void);
 int devmem_wait_bindings(int want, int ms);
 long devmem_binding_inflight(uint32_t id);
+
+/*
+ * Our own "devmem-stats" family (linux/devmem_stats.h): per RX queue, the
+ * payload readers of device memory got in host memory.
+ */
+struct devmem_host_stats {
+	uint32_t ifindex;
+	uint32_t queue;
+	uint64_t devmem_bytes;
+	uint64_t devmem_copies;
+	uint64_t zcrx_bytes;
+	uint64_t zcrx_copies;
+};
+
+/* queue-get of @ifindex's RX queue @qid */
+int devmem_host_stats_get(struct devmem_nl *nl, uint32_t ifindex,
+			  uint32_t qid, struct devmem_host_stats *st);
+/* The same sending only the attributes in @attrs (1: ifindex, 2: queue) */
+int devmem_host_stats_get_raw(struct devmem_nl *nl, unsigned int attrs,
+			      uint32_t ifindex, uint32_t qid,
+			      struct devmem_host_stats *st);
+/* A dump (@ifindex 0: of every device) into @st: how many, or -errno */
+int devmem_host_stats_dump(struct devmem_nl *nl, uint32_t ifindex,
+			   struct devmem_host_stats *st, int max);
 
 int ethtool_get_hds(struct devmem_nl *nl, uint32_t ifindex, int *hds);
 int ethtool_set_hds(struct devmem_nl *nl, uint32_t ifindex, bool on);

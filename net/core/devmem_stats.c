@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Payload that readers of device memory got in host memory.
+ *
+ * A flow steered to a queue without a binding, a queue whose driver fell
+ * back to host pages, or payload the device left with the headers all
+ * reach a recvmsg(MSG_SOCK_DEVMEM) reader as host memory (copied, or in
+ * an SCM_DEVMEM_LINEAR cmsg), and an io_uring RECV_ZC reader as a copy
+ * into its area. The reader gets its bytes and no error. Each such copy
+ * is counted on the RX queue the skb came in on, and the "devmem-stats"
+ * generic netlink family reads the counts per queue, so that an operator
+ * sees which queue lets payload miss device memory.
+ *
+ * The counts only ever grow, from the device's registration on; they are
+ * updated where the copy happens, in the reader's context, never on the
+ * receive path of the device.
+ */
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/genetlink.h>
+#include <net/netdev_rx_queue.h>
+#include <net/sock.h>
+#include <uapi/linux/devmem_stats.h>
+
+#include "netdev-genl-gen.h"
+
+static struct genl_family devmem_stats_nl_family;
+
+/**
+ * netif_rxq_host_payload() - count payload a device-memory reader copied
+ * @sk: the reading socket
+ * @skb: the skb the payload came in (its queue and device are counted)
+ * @reader: which reader copied it
+ * @bytes: payload bytes copied
+ * @copies: copies they took
+ *
+ * An skb whose driver recorded no RX queue counts on queue 0 of its
+ * device; one whose device is gone from the socket's namespace is not
+ * counted.
+ */
+void netif_rxq_host_payload(const struct sock *sk, const struct sk_buff *skb,
+			    enum netif_rxq_host_reader reader, u32 bytes,
+			    u32 copies)
+{
+	struct netdev_rxq_host_stats *st;
+	struct net_device *dev;
+	u16 q = 0;
+
+	rcu_read_lock();
+	dev = dev_get_by_index_rcu(sock_net(sk), skb->skb_iif);
+	if (!dev)
+		goto out_unlock;
+	if (skb_rx_queue_recorded(skb))
+		q = skb_get_rx_queue(skb);
+	if (q >= dev->num_rx_queues)
+		goto out_unlock;
+
+	st = &__netif_get_rx_queue(dev, q)->host_stats;
+	if (reader == NETIF_RXQ_HOST_ZCRX) {
+		atomic64_add(bytes, &st->zcrx_bytes);
+		atomic64_add(copies, &st->zcrx_copies);
+	} else {
+		atomic64_add(bytes, &st->devmem_bytes);
+		atomic64_add(copies, &st->devmem_copies);
+	}
+out_unlock:
+	rcu_read_unlock();
+}
+
+static bool devmem_stats_queue_used(const struct netdev_rx_queue *rxq)
+{
+	const struct netdev_rxq_host_stats *st = &rxq->host_stats;
+
+	return rxq->mp_params.mp_ops || atomic64_read(&st->devmem_copies) ||
+	       atomic64_read(&st->zcrx_copies);
+}
+
+static int devmem_stats_queue_fill(struct sk_buff *rsp,
+				   struct net_device *netdev, u32 q_idx,
+				   u32 portid, u32 seq, int flags)
+{
+	const struct netdev_rxq_host_stats *st;
+	bool full;
+	void *hdr;
+
+	hdr = genlmsg_put(rsp, portid, seq, &devmem_stats_nl_family, flags,
+			  DEVMEM_STATS_CMD_QUEUE_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+
+	st = &__netif_get_rx_queue(netdev, q_idx)->host_stats;
+	full = nla_put_u32(rsp, DEVMEM_STATS_A_QUEUE_IFINDEX, netdev->ifindex) ||
+	       nla_put_u32(rsp, DEVMEM_STATS_A_QUEUE_ID, q_idx) ||
+	       nla_put_u64_64bit(rsp, DEVMEM_STATS_A_QUEUE_DEVMEM_HOST_BYTES,
+				 atomic64_read(&st->devmem_bytes),
+				 DEVMEM_STATS_A_QUEUE_PAD) ||
+	       nla_put_u64_64bit(rsp, DEVMEM_STATS_A_QUEUE_DEVMEM_HOST_COPIES,
+				 atomic64_read(&st->devmem_copies),
+				 DEVMEM_STATS_A_QUEUE_PAD) ||
+	       nla_put_u64_64bit(rsp, DEVMEM_STATS_A_QUEUE_ZCRX_COPY_BYTES,
+				 atomic64_read(&st->zcrx_bytes),
+				 DEVMEM_STATS_A_QUEUE_PAD) ||
+	       nla_put_u64_64bit(rsp, DEVMEM_STATS_A_QUEUE_ZCRX_COPIES,
+				 atomic64_read(&st->zcrx_copies),
+				 DEVMEM_STATS_A_QUEUE_PAD);
+	return netdev_nl_msg_end(rsp, hdr, full);
+}
+
+/* The queue a queue-get names, into @rsp. */
+static int devmem_stats_queue_get_one(struct sk_buff *rsp,
+				      struct genl_info *info)
+{
+	u32 ifindex = nla_get_u32(info->attrs[DEVMEM_STATS_A_QUEUE_IFINDEX]);
+	u32 q_idx = nla_get_u32(info->attrs[DEVMEM_STATS_A_QUEUE_ID]);
+	struct net_device *netdev;
+	int err;
+
+	rtnl_lock();
+	netdev = __dev_get_by_index(genl_info_net(info), ifindex);
+	if (!netdev) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[DEVMEM_STATS_A_QUEUE_IFINDEX],
+				    "no such device in this namespace");
+		err = -ENODEV;
+	} else if (q_idx >= netdev->real_num_rx_queues) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[DEVMEM_STATS_A_QUEUE_ID],
+				    "the device has no such RX queue");
+		err = -EINVAL;
+	} else {
+		err = devmem_stats_queue_fill(rsp, netdev, q_idx,
+					      info->snd_portid, info->snd_seq,
+					      0);
+	}
+	rtnl_unlock();
+
+	return err;
+}
+
+static int devmem_stats_queue_get_doit(struct sk_buff *skb,
+				       struct genl_info *info)
+{
+	if (GENL_REQ_ATTR_CHECK(info, DEVMEM_STATS_A_QUEUE_IFINDEX) ||
+	    GENL_REQ_ATTR_CHECK(info, DEVMEM_STATS_A_QUEUE_ID))
+		return -EINVAL;
+
+	return netdev_nl_get_reply(info, devmem_stats_queue_get_one);
+}
+
+/* A dump of one device (an ifindex in the request) gives all its RX
+ * queues; of all devices, the queues with a memory provider or a count.
+ * Position: args[0] device index, args[1] queue.
+ */
+static int devmem_stats_queue_get_dumpit(struct sk_buff *skb,
+					 struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct net *net = sock_net(skb->sk);
+	struct net_device *netdev;
+	int idx = 0, err = 0;
+	u32 ifindex = 0;
+
+	if (info->attrs[DEVMEM_STATS_A_QUEUE_IFINDEX])
+		ifindex = nla_get_u32(info->attrs[DEVMEM_STATS_A_QUEUE_IFINDEX]);
+
+	rtnl_lock();
+	for_each_netdev(net, netdev) {
+		if (ifindex && netdev->ifindex != ifindex)
+			continue;
+		if (idx++ < cb->args[0])
+			continue;
+		for (; cb->args[1] < netdev->real_num_rx_queues; cb->args[1]++) {
+			if (!ifindex &&
+			    !devmem_stats_queue_used(__netif_get_rx_queue(netdev,
+									  cb->args[1])))
+				continue;
+			err = devmem_stats_queue_fill(skb, netdev, cb->args[1],
+						      NETLINK_CB(cb->skb).portid,
+						      cb->nlh->nlmsg_seq,
+						      NLM_F_MULTI);
+			if (err)
+				break;
+		}
+		if (err) {
+			idx--;
+			break;
+		}
+		cb->args[1] = 0;
+	}
+	rtnl_unlock();
+
+	cb->args[0] = idx;
+	return netdev_nl_dump_ret(skb, err);
+}
+
+static const struct nla_policy devmem_stats_queue_get_policy[DEVMEM_STATS_A_QUEUE_ID + 1] = {
+	[DEVMEM_STATS_A_QUEUE_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[DEVMEM_STATS_A_QUEUE_ID]	= { .type = NLA_U32, },
+};
+
+static const struct genl_ops devmem_stats_nl_ops[] = {
+	{
+		.cmd		= DEVMEM_STATS_CMD_QUEUE_GET,
+		.doit		= devmem_stats_queue_get_doit,
+		.dumpit		= devmem_stats_queue_get_dumpit,
+		.policy		= devmem_stats_queue_get_policy,
+		.maxattr	= DEVMEM_STATS_A_QUEUE_ID,
+	},
+};
+
+static struct genl_family devmem_stats_nl_family __ro_after_init = {
+	.name		= DEVMEM_STATS_FAMILY_NAME,
+	.version	= DEVMEM_STATS_FAMILY_VERSION,
+	.netnsok	= true,
+	.parallel_ops	= true,
+	.module		= THIS_MODULE,
+	.ops		= devmem_stats_nl_ops,
+	.n_ops		= ARRAY_SIZE(devmem_stats_nl_ops),
+};
+
+static int __init devmem_stats_init(void)
+{
+	return genl_register_family(&devmem_stats_nl_family);
+}
+
+subsys_initcall(devmem_stats_init);
