@@ -147,50 +147,42 @@ static int devmem_stats_queue_get_doit(struct sk_buff *skb,
 	return netdev_nl_get_reply(info, devmem_stats_queue_get_one);
 }
 
-/* A dump of one device (an ifindex in the request) gives all its RX
- * queues; of all devices, the queues with a memory provider or a count.
- * Position: args[0] device index, args[1] queue.
+/* The RX queues of one device from cb->args[1] on: all of them when the
+ * dump names the device, else those with a memory provider or a count.
  */
+static int devmem_stats_queue_dump_one(struct net_device *netdev,
+				       struct sk_buff *rsp,
+				       struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	bool all = info->attrs[DEVMEM_STATS_A_QUEUE_IFINDEX];
+	int err;
+
+	for (; cb->args[1] < netdev->real_num_rx_queues; cb->args[1]++) {
+		if (!all &&
+		    !devmem_stats_queue_used(__netif_get_rx_queue(netdev,
+								  cb->args[1])))
+			continue;
+		err = devmem_stats_queue_fill(rsp, netdev, cb->args[1],
+					      NETLINK_CB(cb->skb).portid,
+					      cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int devmem_stats_queue_get_dumpit(struct sk_buff *skb,
 					 struct netlink_callback *cb)
 {
 	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
-	struct net *net = sock_net(skb->sk);
-	struct net_device *netdev;
-	int idx = 0, err = 0;
 	u32 ifindex = 0;
 
 	if (info->attrs[DEVMEM_STATS_A_QUEUE_IFINDEX])
 		ifindex = nla_get_u32(info->attrs[DEVMEM_STATS_A_QUEUE_IFINDEX]);
 
-	rtnl_lock();
-	for_each_netdev(net, netdev) {
-		if (ifindex && netdev->ifindex != ifindex)
-			continue;
-		if (idx++ < cb->args[0])
-			continue;
-		for (; cb->args[1] < netdev->real_num_rx_queues; cb->args[1]++) {
-			if (!ifindex &&
-			    !devmem_stats_queue_used(__netif_get_rx_queue(netdev,
-									  cb->args[1])))
-				continue;
-			err = devmem_stats_queue_fill(skb, netdev, cb->args[1],
-						      NETLINK_CB(cb->skb).portid,
-						      cb->nlh->nlmsg_seq,
-						      NLM_F_MULTI);
-			if (err)
-				break;
-		}
-		if (err) {
-			idx--;
-			break;
-		}
-		cb->args[1] = 0;
-	}
-	rtnl_unlock();
-
-	cb->args[0] = idx;
-	return netdev_nl_dump_ret(skb, err);
+	return netdev_nl_dump_devices(skb, cb, ifindex,
+				      devmem_stats_queue_dump_one);
 }
 
 static const struct nla_policy devmem_stats_queue_get_policy[DEVMEM_STATS_A_QUEUE_ID + 1] = {

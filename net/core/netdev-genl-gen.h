@@ -32,6 +32,12 @@ int netdev_nl_bind_tx_doit(struct sk_buff *skb, struct genl_info *info);
 
 extern struct genl_family netdev_nl_family;
 
+int netdev_nl_dump_devices(struct sk_buff *skb, struct netlink_callback *cb,
+			   u32 ifindex,
+			   int (*one)(struct net_device *netdev,
+				      struct sk_buff *rsp,
+				      struct netlink_callback *cb));
+
 /* Answers a get request: @fill finds the object (taking the lock it needs)
  * and puts it in the reply, or fails with the extack set.
  */

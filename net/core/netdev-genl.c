@@ -71,7 +71,22 @@ int netdev_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return netdev_nl_get_reply(info, netdev_nl_dev_get_one);
 }
 
-int netdev_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+/**
+ * netdev_nl_dump_devices() - a dump over the devices of a namespace
+ * @skb: the dump's skb
+ * @cb: its callback; args[0] is the position among the devices
+ * @ifindex: only this device, if not 0
+ * @one: puts the objects of one device, resuming from cb->args[1] on
+ *
+ * @one runs under RTNL; cb->args[1] on are reset for each next device.
+ *
+ * Return: what the dump callback returns.
+ */
+int netdev_nl_dump_devices(struct sk_buff *skb, struct netlink_callback *cb,
+			   u32 ifindex,
+			   int (*one)(struct net_device *netdev,
+				      struct sk_buff *rsp,
+				      struct netlink_callback *cb))
 {
 	struct net *net = sock_net(skb->sk);
 	struct net_device *netdev;
@@ -79,20 +94,35 @@ int netdev_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 	rtnl_lock();
 	for_each_netdev(net, netdev) {
+		if (ifindex && netdev->ifindex != ifindex)
+			continue;
 		if (idx++ < cb->args[0])
 			continue;
-		err = netdev_nl_dev_fill(skb, netdev, NULL,
-					 NETLINK_CB(cb->skb).portid,
-					 cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		err = one(netdev, skb, cb);
 		if (err) {
 			idx--;
 			break;
 		}
+		memset(&cb->args[1], 0, sizeof(cb->args) - sizeof(cb->args[0]));
 	}
 	rtnl_unlock();
 
 	cb->args[0] = idx;
 	return netdev_nl_dump_ret(skb, err);
+}
+
+static int netdev_nl_dev_dump_one(struct net_device *netdev,
+				  struct sk_buff *rsp,
+				  struct netlink_callback *cb)
+{
+	return netdev_nl_dev_fill(rsp, netdev, NULL,
+				  NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, NLM_F_MULTI);
+}
+
+int netdev_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return netdev_nl_dump_devices(skb, cb, 0, netdev_nl_dev_dump_one);
 }
 
 /* queue-get */
@@ -226,32 +256,13 @@ int netdev_nl_queue_get_dumpit(struct sk_buff *skb,
 			       struct netlink_callback *cb)
 {
 	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
-	struct net *net = sock_net(skb->sk);
-	struct net_device *netdev;
 	u32 ifindex = 0;
-	int idx = 0, err = 0;
 
 	if (info->attrs[NETDEV_A_QUEUE_IFINDEX])
 		ifindex = nla_get_u32(info->attrs[NETDEV_A_QUEUE_IFINDEX]);
 
-	rtnl_lock();
-	for_each_netdev(net, netdev) {
-		if (ifindex && netdev->ifindex != ifindex)
-			continue;
-		if (idx++ < cb->args[0])
-			continue;
-		err = netdev_nl_queue_dump_one(netdev, skb, cb);
-		if (err) {
-			idx--;
-			break;
-		}
-		cb->args[1] = 0;
-		cb->args[2] = 0;
-	}
-	rtnl_unlock();
-
-	cb->args[0] = idx;
-	return netdev_nl_dump_ret(skb, err);
+	return netdev_nl_dump_devices(skb, cb, ifindex,
+				      netdev_nl_queue_dump_one);
 }
 
 /* bind-rx and bind-tx */

@@ -654,13 +654,17 @@ static int host_stats_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int stats_family(struct devmem_nl *nl)
+/* A queue-get in @buf, the family looked up the first time */
+static int host_stats_req(struct devmem_nl *nl, char *buf, uint16_t flags,
+			  struct nlmsghdr **nlh)
 {
-	if (nl->stats_family)
-		return 0;
-	return devmem_nl_family(nl, DEVMEM_STATS_FAMILY_NAME,
-				&nl->stats_family, NULL, NULL, 0) < 0 ?
-	       -ENOENT : 0;
+	if (!nl->stats_family &&
+	    devmem_nl_family(nl, DEVMEM_STATS_FAMILY_NAME, &nl->stats_family,
+			     NULL, NULL, 0) < 0)
+		return -ENOENT;
+	*nlh = genl_start(nl, buf, nl->stats_family,
+			  DEVMEM_STATS_CMD_QUEUE_GET, flags);
+	return 0;
 }
 
 int devmem_host_stats_get_raw(struct devmem_nl *nl, unsigned int attrs,
@@ -673,11 +677,9 @@ int devmem_host_stats_get_raw(struct devmem_nl *nl, unsigned int attrs,
 	struct nlmsghdr *nlh;
 	int ret;
 
-	ret = stats_family(nl);
+	ret = host_stats_req(nl, buf, 0, &nlh);
 	if (ret)
 		return ret;
-	nlh = genl_start(nl, buf, nl->stats_family, DEVMEM_STATS_CMD_QUEUE_GET,
-			 0);
 	if (attrs & 1)
 		mnl_attr_put_u32(nlh, DEVMEM_STATS_A_QUEUE_IFINDEX, ifindex);
 	if (attrs & 2)
@@ -704,11 +706,9 @@ int devmem_host_stats_dump(struct devmem_nl *nl, uint32_t ifindex,
 	struct nlmsghdr *nlh;
 	int ret;
 
-	ret = stats_family(nl);
+	ret = host_stats_req(nl, buf, NLM_F_DUMP, &nlh);
 	if (ret)
 		return ret;
-	nlh = genl_start(nl, buf, nl->stats_family, DEVMEM_STATS_CMD_QUEUE_GET,
-			 NLM_F_DUMP);
 	if (ifindex)
 		mnl_attr_put_u32(nlh, DEVMEM_STATS_A_QUEUE_IFINDEX, ifindex);
 	ret = transact(nl, nlh, host_stats_cb, &ctx);
