@@ -34,9 +34,12 @@ static struct genl_family devmem_stats_nl_family;
  * @bytes: payload bytes copied
  * @copies: copies they took
  *
- * An skb whose driver recorded no RX queue counts on queue 0 of its
- * device; one whose device is gone from the socket's namespace is not
- * counted.
+ * The device is the one whose NAPI instance received @skb, the NIC under
+ * a VLAN, macvlan or bond (whose skb_iif the skb carries), in whichever
+ * namespace it is; for an skb no NAPI instance received (loopback, veth
+ * without NAPI) the skb's input device in the socket's namespace. The
+ * queue is the one the driver recorded, queue 0 if it recorded none. An
+ * skb whose device is gone is not counted.
  */
 void netif_rxq_host_payload(const struct sock *sk, const struct sk_buff *skb,
 			    enum netif_rxq_host_reader reader, u32 bytes,
@@ -47,7 +50,9 @@ void netif_rxq_host_payload(const struct sock *sk, const struct sk_buff *skb,
 	u16 q = 0;
 
 	rcu_read_lock();
-	dev = dev_get_by_index_rcu(sock_net(sk), skb->skb_iif);
+	dev = dev_get_by_napi_id(skb_napi_id(skb));
+	if (!dev)
+		dev = dev_get_by_index_rcu(sock_net(sk), skb->skb_iif);
 	if (!dev)
 		goto out_unlock;
 	if (skb_rx_queue_recorded(skb))

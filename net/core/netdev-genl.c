@@ -79,6 +79,8 @@ int netdev_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
  * @one: puts the objects of one device, resuming from cb->args[1] on
  *
  * @one runs under RTNL; cb->args[1] on are reset for each next device.
+ * An @ifindex that names no device of the namespace fails the dump with
+ * -ENODEV, as upstream's queue-get.
  *
  * Return: what the dump callback returns.
  */
@@ -93,6 +95,11 @@ int netdev_nl_dump_devices(struct sk_buff *skb, struct netlink_callback *cb,
 	int idx = 0, err = 0;
 
 	rtnl_lock();
+	if (ifindex && !__dev_get_by_index(net, ifindex)) {
+		NL_SET_ERR_MSG(cb->extack, "no such device in this namespace");
+		err = -ENODEV;
+		goto out_unlock;
+	}
 	for_each_netdev(net, netdev) {
 		if (ifindex && netdev->ifindex != ifindex)
 			continue;
@@ -105,6 +112,7 @@ int netdev_nl_dump_devices(struct sk_buff *skb, struct netlink_callback *cb,
 		}
 		memset(&cb->args[1], 0, sizeof(cb->args) - sizeof(cb->args[0]));
 	}
+out_unlock:
 	rtnl_unlock();
 
 	cb->args[0] = idx;

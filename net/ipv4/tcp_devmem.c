@@ -211,7 +211,8 @@ static int skb_own_len(const struct sk_buff *skb)
  * (-ETOOSMALL: no room for the next cmsg).
  */
 int tcp_recvmsg_dmabuf(struct sock *sk, const struct sk_buff *skb,
-		       unsigned int offset, struct msghdr *msg, int remaining)
+		       unsigned int offset, struct msghdr *msg, int remaining,
+		       int flags)
 {
 	const struct sk_buff *part = skb, *next = skb_shinfo(skb)->frag_list;
 	struct tcp_devmem_rx rx = {};
@@ -242,7 +243,8 @@ int tcp_recvmsg_dmabuf(struct sock *sk, const struct sk_buff *skb,
 	if (rx.frags || rx.linear_bytes)
 		trace_devmem_recvmsg(sk, rx.frags, rx.devmem_bytes,
 				     rx.linear_bytes);
-	if (rx.linear_bytes)
+	/* a peek's bytes count once, when they are read */
+	if (rx.linear_bytes && !(flags & MSG_PEEK))
 		netif_rxq_host_payload(sk, skb, NETIF_RXQ_HOST_DEVMEM,
 				       rx.linear_bytes, rx.linear_copies);
 	return sent ?: ret;
@@ -253,15 +255,19 @@ int tcp_recvmsg_dmabuf(struct sock *sk, const struct sk_buff *skb,
  * @sk: socket
  * @skb: the readable skb
  * @bytes: payload bytes of @skb the CPU copied to the reader
+ * @flags: the recvmsg() flags
  *
  * Payload that missed device memory (a flow on a queue without a
  * binding, a driver that fell back to host pages) reaches a devmem
- * reader by copy; the devmem_host_copy tracepoint and the counts of the
- * queue @skb came in on make it visible.
+ * reader by copy; the devmem_host_copy tracepoint (every copy) and the
+ * counts of the queue @skb came in on (not a peek's: its bytes count
+ * when they are read) make it visible.
  */
 void tcp_devmem_host_copied(const struct sock *sk, const struct sk_buff *skb,
-			    u32 bytes)
+			    u32 bytes, int flags)
 {
 	trace_devmem_host_copy(sk, bytes);
-	netif_rxq_host_payload(sk, skb, NETIF_RXQ_HOST_DEVMEM, bytes, 1);
+	if (!(flags & MSG_PEEK))
+		netif_rxq_host_payload(sk, skb, NETIF_RXQ_HOST_DEVMEM, bytes,
+				       1);
 }

@@ -457,8 +457,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "devmemctl %s: which interface?\n", cmd);
 		return 2;
 	}
-	if (argc >= 3 && argv[2][0] != '-')
+	if (argc >= 3 && argv[2][0] != '-') {
 		req.ifname = argv[2];
+		/* it names files under /run and /etc: a name, nothing else */
+		if (strlen(req.ifname) >= IF_NAMESIZE ||
+		    strchr(req.ifname, '/') || !strcmp(req.ifname, ".") ||
+		    !strcmp(req.ifname, "..")) {
+			fprintf(stderr, "devmemctl: \"%s\" is no interface name\n",
+				req.ifname);
+			return 2;
+		}
+	}
 	if (!strcmp(cmd, "set")) {
 		ret = devmem_nl_open(&nl);
 		if (ret) {
@@ -489,6 +498,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "devmemctl: no netdev or ethtool netlink family: %s\n",
 			strerror(-ret));
 		return 1;
+	}
+	if (!strcmp(cmd, "prepare") || !strcmp(cmd, "release") ||
+	    !strcmp(cmd, "apply")) {
+		ret = prep_lock();
+		if (ret < 0) {
+			fprintf(stderr, "devmemctl: cannot lock the state directory: %s\n",
+				strerror(-ret));
+			devmem_nl_close(&nl);
+			return 1;
+		}
 	}
 	if (!strcmp(cmd, "prepare")) {
 		ret = do_prepare(&nl, &req);

@@ -71,6 +71,8 @@ struct prep {
 int prep_load(const char *ifname, struct prep *p);
 int prep_save(const char *ifname, const struct prep *p);
 int prep_remove(const char *ifname);
+/* The state directory's lock, held to the process's end: fd or -errno */
+int prep_lock(void);
 void prep_free(struct prep *p);
 
 /* Flows in ethtool's words: tcp4|tcp6 [src-ip A] [dst-ip A] [src-port P]

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/ethtool_netlink.h>
@@ -41,6 +42,24 @@ static void prep_init(struct prep *p)
 	p->ntuple = -1;
 }
 
+int prep_lock(void)
+{
+	char path[256];
+	int fd;
+
+	if (mkdir(state_dir(), 0755) && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/.lock", state_dir());
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX)) {
+		close(fd);
+		return -errno;
+	}
+	return fd;	/* held until the process exits */
+}
+
 void prep_free(struct prep *p)
 {
 	free(p->indir);
@@ -50,16 +69,21 @@ void prep_free(struct prep *p)
 int prep_save(const char *ifname, const struct prep *p)
 {
 	char path[256], tmp[264];
+	int i, fd;
 	FILE *f;
-	int i;
 
 	if (mkdir(state_dir(), 0755) && errno != EEXIST)
 		return -errno;
 	state_path(ifname, path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), "%s.new", path);
-	f = fopen(tmp, "w");
-	if (!f)
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return -errno;
+	}
 	fprintf(f, "# devmemctl prepare of %s: what it changed, for release\n",
 		ifname);
 	fprintf(f, "ifindex %d\nqueues %d %d\n", p->ifindex, p->first,
@@ -89,7 +113,22 @@ int prep_save(const char *ifname, const struct prep *p)
 	return rename(tmp, path) ? -errno : 0;
 }
 
-/* One "key values" line of the state file */
+/* A number of the state file in [@min, @max], or -EINVAL */
+static int state_num(const char *v, long long min, long long max,
+		     long long *x)
+{
+	char *end;
+
+	if (!v)
+		return -EINVAL;
+	errno = 0;
+	*x = strtoll(v, &end, 10);
+	if (errno || *end || end == v || *x < min || *x > max)
+		return -EINVAL;
+	return 0;
+}
+
+/* One "key values" line of the state file: every value in its range */
 static int prep_line(struct prep *p, char *line)
 {
 	char *save = NULL, *key, *v;
@@ -100,40 +139,51 @@ static int prep_line(struct prep *p, char *line)
 	if (!key || key[0] == '#')
 		return 0;
 	v = strtok_r(NULL, "\n ", &save);
-	if (!v)
-		return -EINVAL;
-	x = strtoll(v, NULL, 10);
 	if (!strcmp(key, "ifindex")) {
+		if (state_num(v, 1, INT32_MAX, &x))
+			return -EINVAL;
 		p->ifindex = x;
 	} else if (!strcmp(key, "queues")) {
+		if (state_num(v, 0, 4095, &x))
+			return -EINVAL;
 		p->first = x;
 		v = strtok_r(NULL, "\n ", &save);
-		if (!v)
+		if (state_num(v, 1, 1024, &x))
 			return -EINVAL;
-		p->count = atoi(v);
+		p->count = x;
 	} else if (!strcmp(key, "hds")) {
+		if (state_num(v, ETHTOOL_TCP_DATA_SPLIT_UNKNOWN,
+			      ETHTOOL_TCP_DATA_SPLIT_ENABLED, &x))
+			return -EINVAL;
 		p->hds = x;
 	} else if (!strcmp(key, "hds-thresh")) {
+		if (state_num(v, 0, UINT32_MAX, &x))
+			return -EINVAL;
 		p->hds_thresh = x;
 	} else if (!strcmp(key, "ntuple")) {
+		if (state_num(v, 0, 1, &x))
+			return -EINVAL;
 		p->ntuple = x;
 	} else if (!strcmp(key, "indir")) {
-		if (x < 1 || x > 65536 || p->indir)
+		if (state_num(v, 1, 65536, &x) || p->indir)
 			return -EINVAL;
 		p->indir = calloc(x, sizeof(*p->indir));
 		if (!p->indir)
 			return -ENOMEM;
 		p->nindir = x;
-		for (i = 0; i < x; i++) {
+		for (i = 0; i < p->nindir; i++) {
 			v = strtok_r(NULL, "\n ", &save);
-			if (!v)
+			if (state_num(v, 0, 4095, &x))
 				return -EINVAL;
-			p->indir[i] = strtoul(v, NULL, 10);
+			p->indir[i] = x;
 		}
 	} else if (!strcmp(key, "ctx")) {
+		if (state_num(v, 1, UINT32_MAX, &x))
+			return -EINVAL;
 		p->ctx = x;
 	} else if (!strcmp(key, "rule")) {
-		if (p->nrules == DEVMEMCTL_MAX_FLOWS)
+		if (p->nrules == DEVMEMCTL_MAX_FLOWS ||
+		    state_num(v, 0, 1 << 20, &x))
 			return -EINVAL;
 		p->rules[p->nrules++] = x;
 	} else {
@@ -158,7 +208,7 @@ int prep_load(const char *ifname, struct prep *p)
 		err = prep_line(p, line);
 	free(line);
 	fclose(f);
-	if (!err && !p->ifindex)
+	if (!err && (!p->ifindex || !p->count))
 		err = -EINVAL;
 	if (err)
 		prep_free(p);
@@ -173,52 +223,141 @@ int prep_remove(const char *ifname)
 	return unlink(path) ? -errno : 0;
 }
 
-/* Undo @p on @nic, last change first: 0 or the first error. */
-static int prep_undo(struct devmem_nl *nl, const char *ifname,
-		     struct prep *p)
+/* Whether rule @r steers into what prepare made: its context or queue */
+static bool rule_is_ours(const struct netcfg_rule *r, const struct prep *p)
 {
-	int i, err, ret = 0;
+	if (p->ctx)
+		return r->to_ctx && r->ctx == p->ctx;
+	return !r->to_ctx && r->queue == p->first;
+}
 
+/* The rules prepare added, last first; those that failed stay in @p */
+static int undo_rules(const char *ifname, struct prep *p)
+{
+	struct netcfg_rule *rules;
+	int i, j, n, err, ret = 0, kept = 0;
+
+	n = ethtool_flow_rules(ifname, &rules);
+	if (n < 0)
+		n = 0;
 	for (i = p->nrules - 1; i >= 0; i--) {
+		for (j = 0; j < n && rules[j].location != p->rules[i]; j++)
+			;
+		if (j == n)
+			continue;	/* gone already */
+		if (!rule_is_ours(&rules[j], p)) {
+			printf("%s: rule %d is not the one prepare added: left\n",
+			       ifname, p->rules[i]);
+			continue;
+		}
 		err = ethtool_flow_del(ifname, p->rules[i]);
 		if (err && err != -ENOENT) {
 			fprintf(stderr, "%s: cannot delete flow rule %d: %s\n",
 				ifname, p->rules[i], strerror(-err));
 			ret = ret ?: err;
-			continue;
-		}
-		p->nrules = i;
-	}
-	if (p->ctx) {
-		err = ethtool_rss_ctx_del(ifname, p->ctx);
-		if (err && err != -ENOENT) {
-			fprintf(stderr, "%s: cannot delete RSS context %u: %s\n",
-				ifname, p->ctx, strerror(-err));
-			ret = ret ?: err;
-		} else {
-			p->ctx = 0;
+			p->rules[kept++] = p->rules[i];
 		}
 	}
-	if (p->ntuple >= 0) {
-		err = ethtool_ntuple(ifname, p->ntuple);
-		if (err) {
-			fprintf(stderr, "%s: cannot set ntuple back %s: %s\n",
-				ifname, p->ntuple ? "on" : "off",
-				strerror(-err));
-			ret = ret ?: err;
-		} else {
-			p->ntuple = -1;
-		}
+	p->nrules = kept;
+	free(rules);
+	return ret;
+}
+
+/* The RSS context prepare made, if it still spreads over its queues only */
+static int undo_ctx(const char *ifname, struct prep *p)
+{
+	uint32_t *table;
+	int i, n, err;
+
+	n = ethtool_rss_ctx_table(ifname, p->ctx, &table);
+	if (n < 0) {
+		p->ctx = 0;	/* gone already */
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		if (table[i] < (uint32_t)p->first ||
+		    table[i] >= (uint32_t)(p->first + p->count))
+			break;
+	free(table);
+	if (i < n) {
+		printf("%s: RSS context %u now spreads elsewhere: not the one prepare made, left\n",
+		       ifname, p->ctx);
+		p->ctx = 0;
+		return 0;
+	}
+	err = ethtool_rss_ctx_del(ifname, p->ctx);
+	if (err && err != -ENOENT) {
+		fprintf(stderr, "%s: cannot delete RSS context %u: %s\n",
+			ifname, p->ctx, strerror(-err));
+		return err;
+	}
+	p->ctx = 0;
+	return 0;
+}
+
+/* ntuple off again, unless rules that are not ours need it */
+static int undo_ntuple(const char *ifname, struct prep *p)
+{
+	struct netcfg_rule *rules;
+	int n, err;
+
+	n = ethtool_flow_rules(ifname, &rules);
+	free(rules);
+	if (!p->ntuple && n > 0) {
+		printf("%s: ntuple left on: %d rule(s) prepare did not add\n",
+		       ifname, n);
+		p->ntuple = -1;
+		return 0;
+	}
+	err = ethtool_ntuple(ifname, p->ntuple);
+	if (err) {
+		fprintf(stderr, "%s: cannot set ntuple back %s: %s\n",
+			ifname, p->ntuple ? "on" : "off", strerror(-err));
+		return err;
+	}
+	p->ntuple = -1;
+	return 0;
+}
+
+/* The default RSS table as it was: the driver's own if it was that */
+static int undo_indir(const char *ifname, struct prep *p, int nrx)
+{
+	int i, err;
+
+	for (i = 0; nrx > 0 && i < p->nindir; i++)
+		if (p->indir[i] != (uint32_t)(i % nrx))
+			break;
+	if (nrx > 0 && i == p->nindir)
+		err = ethtool_rss_equal(ifname, 0);
+	else
+		err = ethtool_rss_table_set(ifname, p->indir, p->nindir);
+	if (err) {
+		fprintf(stderr, "%s: cannot restore the RSS table: %s\n",
+			ifname, strerror(-err));
+		return err;
+	}
+	prep_free(p);
+	return 0;
+}
+
+/* Undo @p, last change first: 0 or the first error; what failed stays. */
+static int prep_undo(struct devmem_nl *nl, const char *ifname,
+		     struct prep *p, int nrx)
+{
+	int err, ret = 0;
+
+	ret = undo_rules(ifname, p);
+	if (p->ctx && !p->nrules) {
+		err = undo_ctx(ifname, p);
+		ret = ret ?: err;
+	}
+	if (p->ntuple >= 0 && !p->nrules) {
+		err = undo_ntuple(ifname, p);
+		ret = ret ?: err;
 	}
 	if (p->indir) {
-		err = ethtool_rss_table_set(ifname, p->indir, p->nindir);
-		if (err) {
-			fprintf(stderr, "%s: cannot restore the RSS table: %s\n",
-				ifname, strerror(-err));
-			ret = ret ?: err;
-		} else {
-			prep_free(p);
-		}
+		err = undo_indir(ifname, p, nrx);
+		ret = ret ?: err;
 	}
 	if (p->hds_thresh >= 0) {
 		err = ethtool_set_hds_thresh(nl, p->ifindex, p->hds_thresh);
@@ -244,6 +383,17 @@ static int prep_undo(struct devmem_nl *nl, const char *ifname,
 		}
 	}
 	return ret;
+}
+
+/* Write @p after a change: 0, or an error the caller undoes on */
+static int record(const struct nic *nic, const struct prep *p)
+{
+	int err = prep_save(nic->name, p);
+
+	if (err)
+		fprintf(stderr, "%s: cannot write the state under %s: %s\n",
+			nic->name, state_dir(), strerror(-err));
+	return err;
 }
 
 /* A prepared queue with a binding: release would break it. */
@@ -273,7 +423,8 @@ static int steer(const struct nic *nic, const struct request *req,
 			return loc;
 		}
 		p->ntuple = 0;
-		prep_save(nic->name, p);
+		if (record(nic, p))
+			return -EIO;
 	} else if (nic->ntuple < 0) {
 		fprintf(stderr, "%s: no ntuple filtering (%s): the driver has no flow steering\n",
 			nic->name, strerror(-nic->ntuple));
@@ -288,7 +439,8 @@ static int steer(const struct nic *nic, const struct request *req,
 			return ctx ? ctx : -EINVAL;
 		}
 		p->ctx = ctx;
-		prep_save(nic->name, p);
+		if (record(nic, p))
+			return -EIO;
 	}
 	for (i = 0; i < req->nflows; i++) {
 		flow_format(&req->flows[i], text, sizeof(text));
@@ -300,7 +452,8 @@ static int steer(const struct nic *nic, const struct request *req,
 			return loc;
 		}
 		p->rules[p->nrules++] = loc;
-		prep_save(nic->name, p);
+		if (record(nic, p))
+			return -EIO;
 		printf("%s: rule %d: %s -> %s %u\n", nic->name, loc, text,
 		       p->ctx ? "RSS context" : "queue",
 		       p->ctx ? p->ctx : (unsigned int)p->first);
@@ -330,7 +483,8 @@ static int split_headers(struct devmem_nl *nl, const struct nic *nic,
 			return err;
 		}
 		p->hds = nic->hds.split;
-		prep_save(nic->name, p);
+		if (record(nic, p))
+			return -EIO;
 		printf("%s: tcp-data-split on\n", nic->name);
 	}
 	if (nic->hds.thresh > 0) {
@@ -342,7 +496,8 @@ static int split_headers(struct devmem_nl *nl, const struct nic *nic,
 			return err;
 		}
 		p->hds_thresh = nic->hds.thresh;
-		prep_save(nic->name, p);
+		if (record(nic, p))
+			return -EIO;
 		printf("%s: hds-thresh 0 (was %lld)\n", nic->name,
 		       (long long)nic->hds.thresh);
 	}
@@ -372,7 +527,8 @@ static int rss_off_queues(const struct nic *nic, struct prep *p)
 		prep_free(p);
 		return err;
 	}
-	prep_save(nic->name, p);
+	if (record(nic, p))
+		return -EIO;
 	printf("%s: default RSS context over queues 0-%d\n", nic->name,
 	       p->first - 1);
 	return 0;
@@ -436,12 +592,16 @@ int do_prepare(struct devmem_nl *nl, const struct request *req)
 	if (!err && nic.nrx > 1 && req->nflows)
 		err = steer(&nic, req, &p);
 	if (err) {
-		fprintf(stderr, "%s: nothing changed: prepare failed\n",
-			nic.name);
-		if (prep_undo(nl, nic.name, &p))
+		if (prep_undo(nl, nic.name, &p, nic.nrx)) {
 			prep_save(nic.name, &p);
-		else
+			fprintf(stderr,
+				"%s: prepare failed, and not all of it could be undone: what is left is in %s/%s\n",
+				nic.name, state_dir(), nic.name);
+		} else {
 			prep_remove(nic.name);
+			fprintf(stderr, "%s: prepare failed: nothing changed\n",
+				nic.name);
+		}
 		prep_free(&p);
 		goto refuse;
 	}
@@ -478,12 +638,20 @@ int do_release(struct devmem_nl *nl, const struct request *req)
 	}
 	err = nic_read(nl, req->ifname, &nic);
 	if (err || nic.ifindex != p.ifindex) {
-		fprintf(stderr,
-			"%s: the interface prepared (ifindex %d) is gone: its state is dropped\n",
-			req->ifname, p.ifindex);
+		char now[IF_NAMESIZE];
+
+		nic_free(&nic);
+		if (if_indextoname(p.ifindex, now)) {
+			fprintf(stderr,
+				"%s: the interface prepared (ifindex %d) is now %s: name it %s again to release it; nothing changed\n",
+				req->ifname, p.ifindex, now, req->ifname);
+			prep_free(&p);
+			return 1;
+		}
+		printf("%s: ifindex %d is gone, and its settings: state dropped\n",
+		       req->ifname, p.ifindex);
 		prep_remove(req->ifname);
 		prep_free(&p);
-		nic_free(&nic);
 		return 0;
 	}
 	q = bound_queue(&nic, p.first, p.count);
@@ -496,7 +664,7 @@ int do_release(struct devmem_nl *nl, const struct request *req)
 		nic_free(&nic);
 		return 1;
 	}
-	err = prep_undo(nl, nic.name, &p);
+	err = prep_undo(nl, nic.name, &p, nic.nrx);
 	if (err)
 		prep_save(nic.name, &p);
 	else

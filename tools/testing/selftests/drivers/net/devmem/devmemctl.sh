@@ -20,7 +20,7 @@ HOLD=
 export DEVMEMCTL_STATE_DIR=$TMP/state
 trap '[ -n "$HOLD" ] && kill $HOLD 2>/dev/null; hdsim_cleanup; rm -rf "$TMP"' EXIT
 
-PLAN=26
+PLAN=27
 ktap_plan $PLAN
 skip_all()
 {
@@ -137,6 +137,11 @@ bad_input()
 	ctl 1 out prepare "$IF" --queues 4 &&
 	grep -q "leave none of its 4 RX queues" "$TMP/out" &&
 	ctl 1 out release "$IF" && grep -q "not prepared by devmemctl" "$TMP/out" &&
+	ctl 2 out prepare ../x && grep -q '"../x" is no interface name' "$TMP/out" &&
+	mkdir -p "$DEVMEMCTL_STATE_DIR" &&
+	printf 'ifindex 1\nqueues -5 1\n' > "$DEVMEMCTL_STATE_DIR/$IF" &&
+	ctl 1 out release "$IF" && grep -q "unreadable state file" "$TMP/out" &&
+	rm "$DEVMEMCTL_STATE_DIR/$IF" &&
 	same "$TMP/fresh" "bad input"
 }
 ktap_check "bad input: a precise error, and the NIC unchanged" bad_input
@@ -309,6 +314,29 @@ ktap_check "apply while the prepared queues are bound is refused" \
 	      grep -q "still has a binding" "$TMP/out" &&
 	      same "$TMP/applied" "apply while bound"; rc=$?; unhold;
 	      ctl 0 out release "$IF" && [ $rc = 0 ]'
+
+# release leaves what is no longer prepare's: a rule someone put in the
+# place of its own, and ntuple, which that rule needs
+foreign_rule()
+{
+	local loc
+
+	ctl 0 out prepare "$IF" --flow "$FLOW4" || return 1
+	loc=$(ethtool -n "$IF" | sed -n 's/^Filter: //p')
+	ethtool -N "$IF" delete "$loc" &&
+	ethtool -N "$IF" flow-type tcp4 dst-port 7 action 1 loc "$loc" &&
+	ctl 0 out release "$IF" &&
+	grep -q "rule $loc is not the one prepare added: left" "$TMP/out" &&
+	grep -q "ntuple left on: 1 rule" "$TMP/out" &&
+	ethtool -n "$IF" | grep -q "Action: Direct to queue 1"
+	local rc=$?
+
+	ethtool -N "$IF" delete "$loc"
+	ethtool -K "$IF" ntuple off
+	same "$TMP/before" "foreign rule cleaned up" && return $rc
+}
+ktap_check "release leaves a rule that is not its own, and ntuple for it" \
+	foreign_rule
 
 # prepare failing half way (the device's 8 RSS contexts taken) undoes all
 fail_half_way()

@@ -20,7 +20,7 @@ PATTERN=$(printf '\001\002\003\004\005\006')
 TMP=$(mktemp -d)
 trap 'e1000e_cleanup; rm -rf "$TMP"' EXIT
 
-PLAN=32
+PLAN=36
 ktap_plan $PLAN
 if ! e1000e_pair devmem-e1k 198.51.100 2001:db8:e1 || [ ! -e /dev/udmabuf ]; then
 	for i in $(seq $PLAN); do
@@ -65,6 +65,46 @@ hds_off_case()
 		grep -q "^bind size_bytes=4194304 rx_page_size=4096 niovs=1024 "
 }
 ktap_check "header split off refuses a bind (EINVAL), on binds" hds_off_case
+
+# devmemctl on the one-queue port: what check names, prepare without
+# steering (every flow of the port lands on the queue), a stream bound by
+# ncdevmem -n, release back to exactly the state before
+export DEVMEMCTL_STATE_DIR=$TMP/devmemctl
+ctl_show()
+{
+	./devmemctl show "$IF" | grep -v '^  page pool' |
+		sed -e 's/ napi [0-9]*,//' -e 's/ dmabuf [0-9]*,//' \
+		    -e 's/ host memory,//' > "$1"
+	ethtool -g "$IF" >> "$1" 2>&1
+}
+ctl_check_case()
+{
+	./ncdevmem -f "$IF" --hds off || return 1
+	ctl_show "$TMP/ctl.before"
+	./devmemctl check "$IF" --queues 1 > "$TMP/ctl.out" && return 1
+	grep -q "\[hds-off\]" "$TMP/ctl.out" || { cat "$TMP/ctl.out"; return 1; }
+}
+ktap_check "devmemctl check names header split off" ctl_check_case
+ctl_prepare_case()
+{
+	./devmemctl prepare "$IF" > "$TMP/ctl.out" 2>&1 &&
+	grep -q "one RX queue: every flow of the port lands on it" "$TMP/ctl.out" &&
+	./devmemctl check "$IF" >> "$TMP/ctl.out" 2>&1 &&
+	grep -q "$IF: ok: device-memory queues 0" "$TMP/ctl.out" ||
+		{ cat "$TMP/ctl.out"; return 1; }
+}
+ktap_check "devmemctl prepare of the one-queue port: no steering, check ok" \
+	ctl_prepare_case
+rx_case "after devmemctl prepare: ipv4 2 MiB bound by ncdevmem -n" \
+	198.51.100.1 $((2 << 20)) socat -n -L
+ctl_release_case()
+{
+	./devmemctl release "$IF" > "$TMP/ctl.out" 2>&1 || { cat "$TMP/ctl.out"; return 1; }
+	ctl_show "$TMP/ctl.after"
+	diff -u "$TMP/ctl.before" "$TMP/ctl.after" || return 1
+	./ncdevmem -f "$IF" --hds on
+}
+ktap_check "devmemctl release: the port as before prepare" ctl_release_case
 
 # Packet split buffers of up to 32 KiB (PSRCTL: six bits of 1 KiB units):
 # a bind asking for more is refused before any dmabuf work.

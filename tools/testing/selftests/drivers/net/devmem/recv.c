@@ -643,13 +643,15 @@ static int host_stats_all(struct devmem_env *env, struct devmem_host_stats *st)
 
 /*
  * A devmem reader of a flow that RSS put on a host-memory queue gets its
- * payload by copy: devmem-stats counts every byte of it, on that queue
- * alone, and neither a plain reader nor payload in device memory counts.
+ * payload by copy: devmem-stats counts every byte of it once (a peek
+ * before does not count), on that queue alone, and neither a plain
+ * reader nor payload in device memory counts.
  */
 TEST_F(recv, host_copies_to_a_devmem_reader_are_counted_on_their_queue)
 {
 	struct devmem_host_stats before[4], after[4];
 	struct stream st = { .map_size = DMABUF_SIZE };
+	struct rx_result peek;
 	size_t bytes = 256 << 10, got = 0;
 	int lfd, fd, q, hit = -1;
 	char buf[65536];
@@ -662,6 +664,11 @@ TEST_F(recv, host_copies_to_a_devmem_reader_are_counted_on_their_queue)
 	pid = sender_to(self->env.ns, RX_ADDR, PORT_HOST, bytes);
 	fd = accept(lfd, NULL, NULL);
 	ASSERT_GE(fd, 0);
+	/* a peek copies too, but its bytes count once, when read */
+	wait_inq(fd, 4096);
+	devmem_recv(fd, 4096, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM | MSG_PEEK,
+		    &peek);
+	EXPECT_EQ(4096, peek.ret);
 	EXPECT_LT(0, recv_stream(fd, self->env.map, &st, bytes));
 	EXPECT_EQ(bytes, st.bytes);
 	EXPECT_EQ(bytes, st.host);
@@ -734,6 +741,9 @@ TEST_F(recv, host_stats_dump_and_bad_requests)
 		EXPECT_EQ(self->env.ifindex, st[i].ifindex);
 		EXPECT_EQ(i, st[i].queue);
 	}
+	/* a device that is not there fails the dump, as netdev's queue-get */
+	EXPECT_EQ(-ENODEV, devmem_host_stats_dump(nl, 0x7ffffff0, st, 64));
+	EXPECT_STREQ("no such device in this namespace", nl->extack);
 	n = devmem_host_stats_dump(nl, 0, st, 64);
 	ASSERT_GT(n, 0);
 	for (i = 0; i < n && i < 64; i++)

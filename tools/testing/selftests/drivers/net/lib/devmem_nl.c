@@ -81,8 +81,21 @@ static int error_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_STOP;
 }
 
+/* A dump ends with its errno (0 or negative), and an extack if it failed */
 static int done_cb(const struct nlmsghdr *nlh, void *data)
 {
+	struct reply_ctx *ctx = data;
+	int err = 0;
+
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(err)))
+		return MNL_CB_STOP;
+	memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(err));
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS)
+		mnl_attr_parse(nlh, sizeof(err), parse_extack, ctx->nl);
+	if (err < 0) {
+		errno = -err;
+		return MNL_CB_ERROR;
+	}
 	return MNL_CB_STOP;
 }
 
