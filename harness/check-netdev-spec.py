@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Check Documentation/netlink/specs/netdev.yaml against the uapi header
-(compiled with gcc, so the C enum arithmetic is what is checked) and the
-attribute policies of net/core/netdev-genl-gen.c."""
+"""Check a generic netlink family's spec (Documentation/netlink/specs/)
+against its uapi header (compiled with gcc, so the C enum arithmetic is
+what is checked) and the attribute policies of its kernel source: the
+"netdev" family (upstream's) or "devmem-stats" (ours). Usage:
+check-netdev-spec.py REPO [FAMILY]"""
 import os
 import re
 import subprocess
@@ -10,9 +12,18 @@ import tempfile
 
 import yaml
 
+# family: spec, uapi header, source with the ops and policies, C prefix
+FAMILIES = {
+    'netdev': ('netdev.yaml', 'linux/netdev.h', 'net/core/netdev-genl-gen.c',
+               'NETDEV'),
+    'devmem-stats': ('devmem-stats.yaml', 'linux/devmem_stats.h',
+                     'net/core/devmem_stats.c', 'DEVMEM_STATS'),
+}
 repo = sys.argv[1]
-spec = yaml.safe_load(open(os.path.join(repo, 'Documentation/netlink/specs/netdev.yaml')))
-genl = open(os.path.join(repo, 'net/core/netdev-genl-gen.c')).read()
+family = sys.argv[2] if len(sys.argv) > 2 else 'netdev'
+spec_file, header, source, P = FAMILIES[family]
+spec = yaml.safe_load(open(os.path.join(repo, 'Documentation/netlink/specs', spec_file)))
+genl = open(os.path.join(repo, source)).read()
 
 
 def cname(*parts):
@@ -26,14 +37,15 @@ for aset in spec['attribute-sets']:
     for a in aset['attributes']:
         if 'value' in a:
             attrs[a['name']] = a
-            asserts.append((cname('NETDEV_A', aset['name'], a['name']), a['value']))
+            asserts.append((cname(P + '_A', aset['name'], a['name']), a['value']))
     sets[aset['name']] = attrs
 for op in spec['operations']['list']:
-    asserts.append((cname('NETDEV_CMD', op['name']), op['value']))
-for i, e in enumerate(spec['definitions'][0]['entries']):
-    asserts.append((cname('NETDEV_QUEUE_TYPE', e), i))
+    asserts.append((cname(P + '_CMD', op['name']), op['value']))
+for d in spec.get('definitions', []):
+    for i, e in enumerate(d['entries']):
+        asserts.append((cname(P, d['name'], e), i))
 
-src = '#include <linux/netdev.h>\n' + ''.join(
+src = f'#include <{header}>\n' + ''.join(
     f'_Static_assert({n} == {v}, "{n} is not {v}");\n' for n, v in asserts)
 with tempfile.NamedTemporaryFile('w', suffix='.c', delete=False) as f:
     f.write(src)
@@ -46,7 +58,7 @@ if res.returncode:
 
 # op -> policy name, from the genl_ops table
 ops = {}
-for m in re.finditer(r'\.cmd\s*=\s*(NETDEV_CMD_\w+),(.*?)\}', genl, re.S):
+for m in re.finditer(r'\.cmd\s*=\s*(' + P + r'_CMD_\w+),(.*?)\}', genl, re.S):
     pol = re.search(r'\.policy\s*=\s*(\w+)', m.group(2))
     ops[m.group(1)] = pol.group(1) if pol else None
 
@@ -55,18 +67,18 @@ def policy_attrs(name):
     m = re.search(r'nla_policy ' + name + r'\[[^\]]*\]\s*=\s*\{(.*?)\n\};', genl, re.S)
     if not m:
         return None
-    return set(re.findall(r'\[(NETDEV_A_\w+)\]', m.group(1)))
+    return set(re.findall(r'\[(' + P + r'_A_\w+)\]', m.group(1)))
 
 
 for op in spec['operations']['list']:
-    cmd = cname('NETDEV_CMD', op['name'])
+    cmd = cname(P + '_CMD', op['name'])
     if cmd not in ops:
-        errors.append(f'{cmd}: in the spec but not in netdev_nl_ops')
+        errors.append(f'{cmd}: in the spec but not in the ops of {source}')
         continue
     want = set()
     for mode in ('do', 'dump'):
         req = op.get(mode, {}).get('request', {})
-        want |= {cname('NETDEV_A', op['attribute-set'], a) for a in req.get('attributes', [])}
+        want |= {cname(P + '_A', op['attribute-set'], a) for a in req.get('attributes', [])}
     got = policy_attrs(ops[cmd]) if ops[cmd] else set()
     if got != want:
         errors.append(f'{cmd}: policy {ops[cmd]} has {sorted(got or [])}, spec requests {sorted(want)}')
@@ -77,11 +89,11 @@ for op in spec['operations']['list']:
         if want_flag != has_flag:
             errors.append(f'{cmd}: {flag} in spec {want_flag}, in kernel {has_flag}')
 for cmd in ops:
-    if cmd not in {cname('NETDEV_CMD', o['name']) for o in spec['operations']['list']}:
+    if cmd not in {cname(P + '_CMD', o['name']) for o in spec['operations']['list']}:
         errors.append(f'{cmd}: implemented but not in the spec')
 
 if errors:
     print('\n'.join(errors))
     sys.exit(1)
-print(f'netdev spec: {len(asserts)} values match the uapi header, '
+print(f'{family} spec: {len(asserts)} values match the uapi header, '
       f'{len(ops)} operations match their policies')
