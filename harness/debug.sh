@@ -50,6 +50,10 @@ if [ "${1:-subset}" != subset ]; then
 	# IOMMU run: DMA API debugging then checks e1000e_rx.sh's and
 	# e1000e_tx.sh's hot-removes against the IOMMU's DMA ops
 	export VM_IOMMU=${VM_IOMMU:-1}
+	# the whole suite outlasts run-kselftests.sh's 90 minutes for the
+	# debug kernel: beside other builds on 2 cores a run reached the 23rd
+	# program (sample.sh) when it was cut there
+	export VM_TIMEOUT=${VM_TIMEOUT:-14400}
 	run "debug kernel" ""
 	exit
 fi
