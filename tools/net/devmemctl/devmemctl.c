@@ -284,6 +284,19 @@ static int do_set(struct devmem_nl *nl, const char *ifname, int argc,
 	return 0;
 }
 
+/* A count of queues, from --queues or a config file's "queues" line */
+static int parse_queues(const char *text, int *queues)
+{
+	char *end;
+	long n;
+
+	n = strtol(text, &end, 10);
+	if (*end || end == text || n < 1 || n > 1024)
+		return -EINVAL;
+	*queues = n;
+	return 0;
+}
+
 static const char *config_dir(void)
 {
 	const char *dir = getenv("DEVMEMCTL_CONFIG_DIR");
@@ -295,7 +308,7 @@ static const char *config_dir(void)
 static int config_line(const char *path, int n, char *line,
 		       struct request *req)
 {
-	char why[160], *key, *rest, *end;
+	char why[160], *key, *rest;
 
 	line[strcspn(line, "\n")] = '\0';
 	key = line + strspn(line, " \t");
@@ -306,9 +319,7 @@ static int config_line(const char *path, int n, char *line,
 		*rest++ = '\0';
 	rest += strspn(rest, " \t");
 	if (!strcmp(key, "queues")) {
-		req->queues = strtol(rest, &end, 10);
-		if (*end || end == rest || req->queues < 1 ||
-		    req->queues > 1024) {
+		if (parse_queues(rest, &req->queues)) {
 			fprintf(stderr, "%s:%d: queues \"%s\": not a count of queues\n",
 				path, n, rest);
 			return 2;
@@ -381,7 +392,7 @@ static const struct option opts[] = {
 /* The options after "devmemctl CMD IFACE": 0 or 2 (usage) */
 static int parse(int argc, char **argv, struct request *req)
 {
-	char why[160], *end;
+	char why[160];
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "q:f:s:c:bh", opts, NULL)) != -1) {
@@ -390,8 +401,7 @@ static int parse(int argc, char **argv, struct request *req)
 			req->config = optarg;
 			break;
 		case 'q':
-			req->queues = strtol(optarg, &end, 10);
-			if (*end || req->queues < 1 || req->queues > 1024) {
+			if (parse_queues(optarg, &req->queues)) {
 				fprintf(stderr, "devmemctl: --queues %s: not a count of queues\n",
 					optarg);
 				return 2;
