@@ -46,6 +46,9 @@
 #include "region.h"
 #include "zcrx.h"
 
+#define CREATE_TRACE_POINTS
+#include <trace/events/zcrx.h>
+
 #define IO_ZCRX_RQ_MAX_ENTRIES		32768
 #define IO_ZCRX_AREA_MAX		BIT_ULL(40)
 #define IO_ZCRX_MAX_IFQS		(1U << (27 - IORING_OFF_ZCRX_SHIFT))
@@ -1032,9 +1035,15 @@ struct io_zcrx_args {
 static bool io_zcrx_post(struct io_kiocb *req, struct io_zcrx_ifq *ifq,
 			 struct net_iov *niov, u32 off, u32 len)
 {
-	u64 token = ((u64)ifq->area->nia.id << IORING_ZCRX_AREA_SHIFT) |
-		    (net_iov_virtual_addr(niov) + off);
+	struct io_zcrx_area *area = ifq->area;
+	u32 idx = net_iov_idx(niov);
+	u64 token;
 
+	token = ((u64)area->nia.id << IORING_ZCRX_AREA_SHIFT) |
+		(net_iov_virtual_addr(niov) + off);
+	trace_zcrx_cqe(ifq->id, area->nia.id, idx, off, len, !niov->pp,
+		       atomic_read(&area->user_refs[idx]),
+		       atomic_long_read(&niov->pp_ref_count));
 	return io_post_aux_cqe32(req->ctx, req->cqe.user_data, len,
 				 IORING_CQE_F_MORE, token, 0);
 }

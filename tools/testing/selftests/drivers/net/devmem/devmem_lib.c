@@ -57,6 +57,17 @@ int write_file(const char *path, const char *fmt, ...)
 	return ret;
 }
 
+int tracefs_mount(const char *file)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), TRACEFS "/%s", file);
+	if (!access(path, F_OK))
+		return 0;
+	mount("tracefs", TRACEFS, "tracefs", 0, NULL);
+	return access(path, F_OK) ? -ENOENT : 0;
+}
+
 static int cgroup2_root(char *root, size_t len)
 {
 	char dev[64], dir[PATH_MAX], type[64];

@@ -71,6 +71,13 @@
 unsigned int env_uint(const char *name, unsigned int def);
 /* Write what @fmt makes to file @path: 0 or -errno. */
 int write_file(const char *path, const char *fmt, ...);
+
+#define TRACEFS		"/sys/kernel/tracing"
+/*
+ * tracefs at TRACEFS, mounted there if it is not: 0 once @file (relative
+ * to it, e.g. "kprobe_events") exists, -ENOENT if the kernel has none.
+ */
+int tracefs_mount(const char *file);
 /*
  * Memory cgroup @name under the cgroup2 root (mounted at
  * /run/devmem-cgroup2 when the system has none), its path in @cg: 0,

@@ -9,26 +9,16 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 
 #include "devmem_lib.h"
 #include "rtnl_watch.h"
 
-#define TRACEFS		"/sys/kernel/tracing"
 #define GROUP		"devmem_rtnl"
 #define INSTANCE	TRACEFS "/instances/" GROUP
 
 /* event names: lock, unlock, then f0.. for the functions watched */
 static int watch_nfuncs;
-
-static int tracefs_ready(void)
-{
-	if (!access(TRACEFS "/kprobe_events", F_OK))
-		return 0;
-	mount("tracefs", TRACEFS, "tracefs", 0, NULL);
-	return access(TRACEFS "/kprobe_events", F_OK) ? -ENOENT : 0;
-}
 
 /* "p:GROUP/@event @func" into kprobe_events, then its filter and enable
  * in the instance.
@@ -75,7 +65,7 @@ int rtnl_watch_start(pid_t pid, const char *const *funcs, int n)
 
 	if (n < 1 || n > RTNL_WATCH_MAX)
 		return -EINVAL;
-	if (tracefs_ready())
+	if (tracefs_mount("kprobe_events"))
 		return -ENOENT;
 	/* what a killed run left behind */
 	rtnl_watch_stop();

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <linux/capability.h>
+#include <linux/sockios.h>
 #include <linux/uio.h>
 #define __iovec_defined 1
 
@@ -821,6 +822,117 @@ TEST_F(tx, device_deleted_with_sends_unacked_unmaps_at_once)
 	devmem_nl_close(&self->nl);
 	EXPECT_EQ(refs - 1, wait_dmabuf_refs(self->dmabuf, refs - 1));
 	ASSERT_EQ(0, devmem_nl_open(&self->nl));
+}
+
+/*
+ * FAKE_ADDR is local only to what comes in on the device (a rule and a
+ * table of its own): a connection to it leaves through the device, and tc
+ * on the device's egress redirects every frame to its own ingress, where
+ * it is delivered here. Frames keep the skb they were sent in.
+ */
+#ifndef MSG_SOCK_DEVMEM
+#define MSG_SOCK_DEVMEM	0x2000000
+#endif
+#define FAKE_ADDR	"192.0.2.3"
+#define FAKE_TABLE	77
+
+static void fake_local_undo(const char *ifname)
+{
+	run("tc qdisc del dev %s clsact 2>/dev/null", ifname);
+	run("ip rule del pref %d 2>/dev/null", FAKE_TABLE);
+	run("ip route flush table %d 2>/dev/null", FAKE_TABLE);
+}
+
+static int fake_local_setup(const char *ifname)
+{
+	fake_local_undo(ifname);
+	if (run("ip neigh replace %s lladdr 02:00:00:00:00:03 dev %s nud permanent",
+		FAKE_ADDR, ifname) ||
+	    run("ip route add local %s dev %s table %d", FAKE_ADDR, ifname,
+		FAKE_TABLE) ||
+	    run("ip rule add iif %s lookup %d pref %d", ifname, FAKE_TABLE,
+		FAKE_TABLE) ||
+	    run("sysctl -qw net.ipv4.conf.%s.accept_local=1 net.ipv4.conf.%s.rp_filter=0",
+		ifname, ifname) ||
+	    run("tc qdisc add dev %s clsact", ifname))
+		return -1;
+	return run("tc filter add dev %s egress matchall action mirred ingress redirect dev %s",
+		   ifname, ifname);
+}
+
+/*
+ * A send from the binding that tc redirects to the device's own ingress
+ * (issue 57, item 15: could a local socket receive the binding's TX
+ * net_iovs, and hand them out as devmem tokens?). Every devmem send is a
+ * MSG_ZEROCOPY skb, and the receive path copies the frags of such an skb
+ * before any protocol sees it (skb_orphan_frags_rx()), which device
+ * memory refuses: the frames are dropped at the device (rx_dropped), and
+ * no byte, token or error reaches the socket. tcp_recvmsg_dmabuf()'s
+ * check that a net_iov has a page pool stays as a second line. Host
+ * memory sent on the same connection first arrives: the path works.
+ */
+TEST_F(tx, tx_net_iov_redirected_to_ingress_never_reaches_a_socket)
+{
+	char ctrl[CMSG_SPACE(sizeof(struct dmabuf_cmsg)) * 8];
+	const struct linger abort_close = { .l_onoff = 1 };
+	struct sockaddr_in sa = peer_sa(FAKE_ADDR);
+	const char *ifname = self->env.ifname;
+	struct iovec iov[] = { IOV(0, 8192) };
+	int lfd, fd, rfd, one = 1, inq = 0, i;
+	long dropped_before, dropped;
+	char stat[128], buf[4096];
+	struct msghdr msg = {};
+	struct iovec riov;
+	ssize_t r;
+
+	snprintf(stat, sizeof(stat), "/sys/class/net/%s/statistics/rx_dropped",
+		 ifname);
+	ASSERT_EQ(0, fake_local_setup(ifname));
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, lfd);
+	/* a foreign address: bound, and answered from, as tproxy does */
+	ASSERT_EQ(0, setsockopt(lfd, SOL_IP, IP_TRANSPARENT, &one,
+				sizeof(one)));
+	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&sa, sizeof(sa)));
+	ASSERT_EQ(0, listen(lfd, 1));
+	fd = connect_zerocopy(FAKE_ADDR);
+	ASSERT_LE(0, fd);
+	rfd = accept(lfd, NULL, NULL);
+	ASSERT_LE(0, rfd);
+	close(lfd);
+
+	ASSERT_EQ(100, send(fd, self->map, 100, 0));
+	ASSERT_EQ(100, recv(rfd, buf, 100, MSG_WAITALL));
+	EXPECT_EQ(0, memcmp(buf, self->map, 100));
+
+	dropped_before = file_read_long(stat);
+	ASSERT_EQ(8192, devmem_sendmsg(fd, self->id, 4, iov, 1, MSG_ZEROCOPY));
+	/* the first transmission and a retransmission or two */
+	for (i = 0; i < 100 && !inq; i++) {
+		usleep(20000);
+		ASSERT_EQ(0, ioctl(rfd, SIOCINQ, &inq));
+	}
+	dropped = file_read_long(stat) - dropped_before;
+	TH_LOG("%ld frames dropped at %s", dropped, ifname);
+	EXPECT_EQ(0, inq);
+	EXPECT_GE(dropped, 1);
+
+	riov.iov_base = buf;
+	riov.iov_len = sizeof(buf);
+	msg.msg_iov = &riov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = ctrl;
+	msg.msg_controllen = sizeof(ctrl);
+	r = recvmsg(rfd, &msg, MSG_SOCK_DEVMEM | MSG_DONTWAIT);
+	EXPECT_EQ(-1, r);
+	EXPECT_EQ(EAGAIN, errno);
+
+	/* the unacked send goes with the sender's socket */
+	close(rfd);
+	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort_close,
+				sizeof(abort_close)));
+	close(fd);
+	fake_local_undo(ifname);
 }
 
 TEST_HARNESS_MAIN

@@ -210,17 +210,17 @@ static void zc_expect_all(struct __test_metadata *_metadata,
 		*cqes = res.cqes;
 }
 
-/* Stream @bytes from the peer and receive them all. */
+/* Stream @bytes from the peer and receive them all, in *@cqes CQEs. */
 static void zc_stream_ok(struct __test_metadata *_metadata,
 			 struct devmem_env *env, struct zr_ring *r,
-			 struct zr_ifq *z, size_t bytes)
+			 struct zr_ifq *z, size_t bytes, unsigned int *cqes)
 {
 	pid_t pid;
 	int fd;
 
 	fd = devmem_env_stream(env, bytes, &pid);
 	ASSERT_GE(fd, 0);
-	zc_expect_all(_metadata, r, z, fd, pid, bytes, NULL);
+	zc_expect_all(_metadata, r, z, fd, pid, bytes, cqes);
 }
 
 TEST_F(zcrx, stream_lands_in_the_host_area)
@@ -341,7 +341,7 @@ TEST_F(zcrx, kernel_refill_ring_mapped_at_its_offset)
 		 0x30000000ULL + (1 << 16));
 	EXPECT_EQ(MAP_FAILED, p);
 
-	zc_stream_ok(_metadata, &self->env, &self->ring, &self->z, bytes);
+	zc_stream_ok(_metadata, &self->env, &self->ring, &self->z, bytes, NULL);
 }
 
 /* A user-memory refill ring cannot be mapped through the ring fd. */
@@ -785,7 +785,7 @@ TEST_F(zcrx, large_buffers_from_huge_pages)
 	EXPECT_EQ(16384, buf_len);
 	EXPECT_EQ(16384, zc_pool_buf_len(&self->env, ZC_QUEUE));
 
-	zc_stream_ok(_metadata, &self->env, &self->ring, &self->z, bytes);
+	zc_stream_ok(_metadata, &self->env, &self->ring, &self->z, bytes, NULL);
 }
 
 /* Large buffers need memory whose DMA segments hold whole buffers. */
@@ -1023,7 +1023,7 @@ static void zc_expect_refused(struct __test_metadata *_metadata,
 	EXPECT_EQ(-EPROTONOSUPPORT, cqe->res);
 	zr_cqe_seen(r);
 
-	zc_stream_ok(_metadata, env, r, z, 256 << 10);
+	zc_stream_ok(_metadata, env, r, z, 256 << 10, NULL);
 }
 
 /* NETLINK_XFRM is protocol 6, IPPROTO_TCP, and any user may open it. */
@@ -1755,7 +1755,7 @@ TEST_F(zcrx, area_and_ring_in_a_memfd_receive)
 	self->z.rd.user_addr = (uintptr_t)ring;
 
 	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
-	zc_stream_ok(_metadata, &self->env, &self->ring, &self->z, 1 << 20);
+	zc_stream_ok(_metadata, &self->env, &self->ring, &self->z, 1 << 20, NULL);
 }
 
 /* VmPin of this process in KiB, or -1 */
@@ -2009,6 +2009,176 @@ TEST_F(zcrx, attaches_and_maps_a_dmabuf_area_without_rtnl)
 	zr_ifq_use_dmabuf(&self->z, dmabuf, size);
 	zc_register_watching_rtnl(_metadata, &self->ring, &self->z, funcs, 3);
 	close(dmabuf);
+}
+
+/*
+ * A trace instance of this program's own, @kb KiB per CPU, once tracefs
+ * has @file: 0, -ENOENT without it, or -errno.
+ */
+#define ZC_TRACE	TRACEFS "/instances/devmem_zcrx"
+#define ZC_KPROBE	"devmem_zcrx/sync_dev"
+
+static void zc_trace_close(void)
+{
+	/* the instance first: an enabled event cannot be removed */
+	rmdir(ZC_TRACE);
+	write_file(TRACEFS "/kprobe_events", "-:" ZC_KPROBE "\n");
+}
+
+static int zc_trace_open(const char *file, unsigned int kb)
+{
+	if (tracefs_mount(file))
+		return -ENOENT;
+	zc_trace_close();
+	if (mkdir(ZC_TRACE, 0700))
+		return -errno;
+	return write_file(ZC_TRACE "/buffer_size_kb", "%u\n", kb);
+}
+
+/* The instance's trace, to read once tracing stopped; NULL if it lost
+ * events (then every count read from it would be short).
+ */
+static FILE *zc_trace_read(struct __test_metadata *_metadata)
+{
+	unsigned long kept, written;
+	char line[256];
+	FILE *f;
+
+	write_file(ZC_TRACE "/tracing_on", "0\n");
+	f = fopen(ZC_TRACE "/trace", "r");
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f) && line[0] == '#') {
+		if (sscanf(line, "# entries-in-buffer/entries-written: %lu/%lu",
+			   &kept, &written) == 2 && kept != written) {
+			TH_LOG("trace kept %lu of %lu events", kept, written);
+			fclose(f);
+			return NULL;
+		}
+	}
+	rewind(f);
+	return f;
+}
+
+/*
+ * Every buffer carries user space's reference and its page pool
+ * reference before its completion can be seen (issue 57, item 2): user
+ * space may give it back through the refill ring the moment it sees the
+ * CQE, and a refill on another CPU must then find both. The zcrx:zcrx_cqe
+ * tracepoint reads them as each completion is posted. A buffer of the
+ * queue also has the pool reference of the skb it came in.
+ */
+#define ZC_CQE_FMT \
+	" zcrx_cqe: zcrx=%*u area=%*u buf=%*u off=%*u len=%*u copied=%d user_refs=%d pp_refs=%ld"
+
+TEST_F(zcrx, buffers_carry_their_references_when_the_completion_is_posted)
+{
+	unsigned int cqes = 0, events = 0, early = 0, copies = 0;
+	size_t bytes = 4 << 20;
+	int copied, user, err, n;
+	char line[512], *ev;
+	long pool;
+	FILE *f;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	err = zc_trace_open("events/zcrx/zcrx_cqe", 4096);
+	if (err == -ENOENT)
+		SKIP(return, "no zcrx:zcrx_cqe tracepoint (CONFIG_TRACING)");
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, write_file(ZC_TRACE "/events/zcrx/zcrx_cqe/enable",
+				"1\n"));
+
+	zc_stream_ok(_metadata, &self->env, &self->ring, &self->z, bytes,
+		     &cqes);
+	f = zc_trace_read(_metadata);
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		ev = strstr(line, " zcrx_cqe: ");
+		if (!ev)
+			continue;
+		n = sscanf(ev, ZC_CQE_FMT, &copied, &user, &pool);
+		ASSERT_EQ(3, n) {
+			TH_LOG("unexpected event: %s", line);
+		}
+		events++;
+		copies += copied;
+		if (user >= 1 && pool >= (copied ? 1 : 2))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		if (early++ < 3)
+			TH_LOG("posted too early: %s", line);
+	}
+	fclose(f);
+	zc_trace_close();
+	TH_LOG("%u completions, %u traced (%u copies), %u without their references",
+	       cqes, events, copies, early);
+	/* a post that found the CQ full is traced too, and re-armed */
+	EXPECT_GE(events, cqes);
+	EXPECT_GT(cqes, 0);
+	EXPECT_EQ(0, copies);
+	EXPECT_EQ(0, early);
+}
+
+/*
+ * A buffer user space gives back goes to the device again: the refill
+ * syncs it for the device first (issue 57, item 6; the CPU may have
+ * written it, and a device without coherent DMA would otherwise find
+ * stale cache lines). A kprobe event on dma_sync_single_for_device() with
+ * a stack trace each counts the syncs the refill made while twice the
+ * area streams through: at least one per buffer used a second time.
+ */
+TEST_F(zcrx, refill_syncs_each_buffer_for_the_device)
+{
+	unsigned int syncs = 0, refill = 0, cqes = 0, reused;
+	size_t bytes = 2 * AREA_SIZE;
+	bool in_refill = false;
+	char line[256];
+	FILE *f;
+	int err;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	err = zc_trace_open("kprobe_events", 16384);
+	if (err == -ENOENT)
+		SKIP(return, "no kprobe events (CONFIG_KPROBE_EVENTS)");
+	ASSERT_EQ(0, err);
+	/* DMA_FROM_DEVICE (2): what the RX queue's buffers are mapped as */
+	ASSERT_EQ(0, write_file(TRACEFS "/kprobe_events",
+				"p:%s dma_sync_single_for_device size=$arg3:u64 dir=$arg4:u32\n",
+				ZC_KPROBE));
+	ASSERT_EQ(0, write_file(ZC_TRACE "/events/" ZC_KPROBE "/filter",
+				"dir == 2\n"));
+	ASSERT_EQ(0, write_file(ZC_TRACE "/events/" ZC_KPROBE "/trigger",
+				"stacktrace\n"));
+	ASSERT_EQ(0, write_file(ZC_TRACE "/events/" ZC_KPROBE "/enable",
+				"1\n"));
+
+	zc_stream_ok(_metadata, &self->env, &self->ring, &self->z, bytes,
+		     &cqes);
+	f = zc_trace_read(_metadata);
+	ASSERT_NE(NULL, f);
+	/* "... sync_dev: (dma_sync_single_for_device+0x0/..) size=..",
+	 * "... <stack trace>", then a " => caller" line per frame
+	 */
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, " sync_dev: ")) {
+			syncs++;
+		} else if (strstr(line, "<stack trace>")) {
+			in_refill = false;
+		} else if (!strncmp(line, " => ", 4) && !in_refill &&
+			   (strstr(line, "io_zcrx_refill") ||
+			    strstr(line, "io_zcrx_alloc_netmems"))) {
+			in_refill = true;
+			refill++;
+		}
+	}
+	fclose(f);
+	zc_trace_close();
+	reused = (bytes - AREA_SIZE) / 4096;
+	TH_LOG("%u completions, %u syncs for the device, %u by the refill",
+	       cqes, syncs, refill);
+	TH_LOG("(a buffer reused at least %u times)", reused);
+	/* duplicate segments TCP drops recycle without a refill: margin */
+	EXPECT_GE(refill, reused / 2);
 }
 
 TEST_HARNESS_MAIN
