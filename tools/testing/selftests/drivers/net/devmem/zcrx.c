@@ -2129,7 +2129,7 @@ TEST_F(zcrx, buffers_carry_their_references_when_the_completion_is_posted)
  */
 TEST_F(zcrx, refill_syncs_each_buffer_for_the_device)
 {
-	unsigned int syncs = 0, refill = 0, cqes = 0, reused;
+	unsigned int syncs = 0, stacks = 0, refill = 0, cqes = 0, reused;
 	size_t bytes = 2 * AREA_SIZE;
 	bool in_refill = false;
 	char line[256];
@@ -2164,6 +2164,7 @@ TEST_F(zcrx, refill_syncs_each_buffer_for_the_device)
 			syncs++;
 		} else if (strstr(line, "<stack trace>")) {
 			in_refill = false;
+			stacks++;
 		} else if (!strncmp(line, " => ", 4) && !in_refill &&
 			   (strstr(line, "io_zcrx_refill") ||
 			    strstr(line, "io_zcrx_alloc_netmems"))) {
@@ -2174,8 +2175,8 @@ TEST_F(zcrx, refill_syncs_each_buffer_for_the_device)
 	fclose(f);
 	zc_trace_close();
 	reused = (bytes - AREA_SIZE) / 4096;
-	TH_LOG("%u completions, %u syncs for the device, %u by the refill",
-	       cqes, syncs, refill);
+	TH_LOG("%u completions, %u syncs for the device (%u stack traces), %u in the refill",
+	       cqes, syncs, stacks, refill);
 	TH_LOG("(a buffer reused at least %u times)", reused);
 	/* duplicate segments TCP drops recycle without a refill: margin */
 	EXPECT_GE(refill, reused / 2);
