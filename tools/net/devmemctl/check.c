@@ -11,6 +11,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,6 +207,96 @@ static void check_udmabuf(struct checker *c, uint64_t size)
 }
 
 /* A 2 MiB udmabuf to try bind-rx with */
+/* AMD Zen (family 17h and later): 6.1's P2PDMA trusts any host bridge */
+static bool host_bridge_trusted(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	bool amd = false, zen = false;
+	char line[256];
+	int family;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "vendor_id", 9) && strstr(line, "AuthenticAMD"))
+			amd = true;
+		if (sscanf(line, "cpu family : %d", &family) == 1) {
+			zen = family >= 0x17;
+			break;
+		}
+	}
+	fclose(f);
+	return amd && zen;
+}
+
+/* The interfaces that reach the PCI function at @own peer to peer, into
+ * @buf ("" if none)
+ */
+static void near_nics(const struct pci_path *own, char *buf, size_t len)
+{
+	const char *bridge;
+	struct pci_path p;
+	size_t i, at = 0;
+	glob_t g;
+
+	buf[0] = '\0';
+	if (glob("/sys/class/net/*/device", 0, NULL, &g))
+		return;
+	for (i = 0; i < g.gl_pathc && at < len; i++) {
+		const char *name = g.gl_pathv[i] + strlen("/sys/class/net/");
+		int n = strchr(name, '/') - name;
+
+		if (pci_path_of(g.gl_pathv[i], &p) ||
+		    pci_p2p_distance(own, &p, &bridge) < 0)
+			continue;
+		at += snprintf(buf + at, len - at, "%s%.*s", at ? ", " : "",
+			       n, name);
+	}
+	globfree(&g);
+}
+
+/*
+ * The device memory's PCI function (--owner, its path in @own) and the
+ * NIC: below a common PCIe switch or root port the NIC writes the memory
+ * peer to peer, as 6.1's P2PDMA allows. Through the host bridge P2PDMA
+ * refuses the bind (EREMOTEIO) unless the bridge is on its short list;
+ * a NIC that is no PCI function (hdsim, veth) reaches no BAR at all.
+ */
+static void check_p2p(struct checker *c, const char *owner,
+		      const struct pci_path *own)
+{
+	const char *name = c->nic->name, *bridge;
+	char sysfs[PATH_MAX], fix[256], near[128];
+	struct pci_path nic;
+
+	snprintf(sysfs, sizeof(sysfs), "/sys/class/net/%s/device", name);
+	if (pci_path_of(sysfs, &nic)) {
+		reason(c, "p2p-not-pci", NULL,
+		       "%s is no PCI function: it cannot write the memory of %s peer to peer (a bind of it gets EREMOTEIO)",
+		       name, owner);
+		return;
+	}
+	if (pci_p2p_distance(own, &nic, &bridge) >= 0 || host_bridge_trusted())
+		return;
+	near_nics(own, near, sizeof(near));
+	if (near[0])
+		snprintf(fix, sizeof(fix),
+			 "a NIC below a switch or root port with %s: %s",
+			 owner, near);
+	else
+		snprintf(fix, sizeof(fix),
+			 "a NIC below a switch or root port with %s (none here)",
+			 owner);
+	reason(c, "p2p-host-bridge", fix,
+	       "%s and %s share no PCIe switch or root port: the payload would cross the host bridge, which 6.1's P2PDMA trusts only on some Intel Xeon host bridges (else a bind gets EREMOTEIO)",
+	       name, owner);
+	printf("      %s: ", name);
+	pci_path_print(stdout, &nic);
+	printf("\n      %s: ", owner);
+	pci_path_print(stdout, own);
+	printf("\n");
+}
+
 static int small_dmabuf(void)
 {
 	struct udmabuf_create create = { .size = 2 << 20 };
@@ -264,6 +356,7 @@ static void check_bind(struct checker *c)
 int do_check(struct devmem_nl *nl, const struct request *req)
 {
 	struct checker c = {};
+	struct pci_path own;
 	char list[128];
 	struct prep p;
 	struct nic nic;
@@ -272,6 +365,18 @@ int do_check(struct devmem_nl *nl, const struct request *req)
 	if (nic_read(nl, req->ifname, &nic)) {
 		fprintf(stderr, "%s: no such interface\n", req->ifname);
 		return 2;
+	}
+	if (req->owner) {
+		char sysfs[PATH_MAX];
+
+		snprintf(sysfs, sizeof(sysfs), "/sys/bus/pci/devices/%s",
+			 req->owner);
+		if (pci_path_of(sysfs, &own)) {
+			fprintf(stderr, "--owner %s: no such PCI function here\n",
+				req->owner);
+			nic_free(&nic);
+			return 2;
+		}
 	}
 	c.nic = &nic;
 	c.dm = calloc(nic.nrx ? nic.nrx : 1, sizeof(*c.dm));
@@ -312,6 +417,8 @@ int do_check(struct devmem_nl *nl, const struct request *req)
 		check_flow(&c, &req->flows[i]);
 	if (req->size)
 		check_udmabuf(&c, req->size);
+	if (req->owner)
+		check_p2p(&c, req->owner, &own);
 	if (req->try_bind && ndm)
 		check_bind(&c);
 

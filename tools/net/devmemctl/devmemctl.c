@@ -19,7 +19,8 @@ static void help(FILE *out)
 		"usage: devmemctl prepare IFACE [--queues N] [--flow FLOW]...\n"
 		"       devmemctl release IFACE\n"
 		"       devmemctl apply IFACE [--config FILE]\n"
-		"       devmemctl check IFACE [--queues N] [--flow FLOW]... [--size BYTES] [--try-bind]\n"
+		"       devmemctl check IFACE [--queues N] [--flow FLOW]... [--size BYTES]\n"
+		"                           [--owner PCI_ADDR] [--try-bind]\n"
 		"       devmemctl show [IFACE]\n"
 		"       devmemctl set IFACE [tcp-data-split on|off|auto] [hds-thresh N]\n"
 		"\n"
@@ -32,8 +33,9 @@ static void help(FILE *out)
 		"         prepare: what devmem-tcp@IFACE.service runs at boot\n"
 		"check    name every reason payload would land in host memory or a bind\n"
 		"         fail, with its fix; exit 1 if there is one. --size: a udmabuf\n"
-		"         of that size; --try-bind: bind a 2 MiB udmabuf to each queue\n"
-		"         and unbind (restarts the queues)\n"
+		"         of that size; --owner: the PCI function whose memory the dmabuf\n"
+		"         is (a GPU), reached peer to peer or not; --try-bind: bind a\n"
+		"         2 MiB udmabuf to each queue and unbind (restarts the queues)\n"
 		"show     bindings, queues, page pools and steering\n"
 		"set      header split and its threshold (ethtool -G of Debian 12\n"
 		"         knows neither)\n"
@@ -385,6 +387,7 @@ static const struct option opts[] = {
 	{ "size", required_argument, NULL, 's' },
 	{ "try-bind", no_argument, NULL, 'b' },
 	{ "config", required_argument, NULL, 'c' },
+	{ "owner", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
@@ -395,7 +398,7 @@ static int parse(int argc, char **argv, struct request *req)
 	char why[160];
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "q:f:s:c:bh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "q:f:s:c:o:bh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			req->config = optarg;
@@ -430,6 +433,15 @@ static int parse(int argc, char **argv, struct request *req)
 			break;
 		case 'b':
 			req->try_bind = true;
+			break;
+		case 'o':
+			if (!pci_is_bdf(optarg)) {
+				fprintf(stderr,
+					"devmemctl: --owner %s: not a PCI address (DDDD:BB:DD.F)\n",
+					optarg);
+				return 2;
+			}
+			req->owner = optarg;
 			break;
 		case 'h':
 			help(stdout);

@@ -15,6 +15,7 @@
 
 #include "devmem_nl.h"
 #include "netcfg.h"
+#include "pci_path.h"
 
 #define DEVMEMCTL_MAX_FLOWS	16
 
@@ -91,6 +92,7 @@ struct request {
 	int nflows;
 	bool try_bind;
 	uint64_t size;			/* dmabuf size to check, 0: none */
+	const char *owner;		/* check: device memory's PCI function */
 	const char *config;		/* apply: the config file */
 };
 

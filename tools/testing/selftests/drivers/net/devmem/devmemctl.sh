@@ -20,7 +20,7 @@ HOLD=
 export DEVMEMCTL_STATE_DIR=$TMP/state
 trap '[ -n "$HOLD" ] && kill $HOLD 2>/dev/null; hdsim_cleanup; rm -rf "$TMP"' EXIT
 
-PLAN=27
+PLAN=28
 ktap_plan $PLAN
 skip_all()
 {
@@ -145,6 +145,21 @@ bad_input()
 	same "$TMP/fresh" "bad input"
 }
 ktap_check "bad input: a precise error, and the NIC unchanged" bad_input
+
+# device memory of a PCI function (the first one here): hdsim is none
+owner_case()
+{
+	local pci
+
+	pci=$(basename "$(ls -d /sys/bus/pci/devices/* | head -n 1)")
+	ctl 2 out check "$IF" --owner 12:34 &&
+	grep -q "not a PCI address" "$TMP/out" &&
+	ctl 2 out check "$IF" --owner 0000:fe:1f.7 &&
+	grep -q "no such PCI function here" "$TMP/out" &&
+	ctl 1 out check "$IF" --owner "$pci" && names out p2p-not-pci
+}
+ktap_check "check --owner names hdsim as no PCI function; bad owners refused" \
+	owner_case
 
 ktap_check "check names header split off, with its fix" \
 	eval 'ctl 1 out check "$IF" --queues 1 && names out hds-off &&

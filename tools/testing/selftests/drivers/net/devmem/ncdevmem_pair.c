@@ -27,68 +27,7 @@
 
 #include "ncdevmem_mem.h"
 #include "ncdevmem_pair.h"
-
-#define PAIR_MAX_DEPTH	16
-
-/* A PCI function's place: the host bridge ("pci0000:00") and the
- * functions from the root port (or root complex endpoint) down to it.
- */
-struct pci_path {
-	char root[16];
-	char hop[PAIR_MAX_DEPTH][16];
-	int n;
-};
-
-static bool is_bdf(const char *s)
-{
-	unsigned int d, b, dev, fn;
-	char end;
-
-	return sscanf(s, "%x:%x:%x.%x%c", &d, &b, &dev, &fn, &end) == 4;
-}
-
-/* 0, or -1 if @sysfs is not a PCI function's directory */
-static int pci_path_of(const char *sysfs, struct pci_path *p)
-{
-	char real[PATH_MAX], *tok, *save;
-
-	if (!realpath(sysfs, real))
-		return -1;
-	memset(p, 0, sizeof(*p));
-	for (tok = strtok_r(real, "/", &save); tok;
-	     tok = strtok_r(NULL, "/", &save)) {
-		if (!strncmp(tok, "pci", 3) && strchr(tok, ':'))
-			snprintf(p->root, sizeof(p->root), "%s", tok);
-		else if (p->root[0] && is_bdf(tok) && p->n < PAIR_MAX_DEPTH)
-			snprintf(p->hop[p->n++], sizeof(p->hop[0]), "%s", tok);
-	}
-	return p->root[0] && p->n ? 0 : -1;
-}
-
-static void print_path(const struct pci_path *p)
-{
-	int i;
-
-	printf("%s", p->root);
-	for (i = 0; i < p->n; i++)
-		printf(" > %s", p->hop[i]);
-}
-
-/* Hops up to the closest common bridge, or -1: through the host bridge */
-static int p2p_distance(const struct pci_path *a, const struct pci_path *b,
-			const char **bridge)
-{
-	int k = 0;
-
-	if (strcmp(a->root, b->root))
-		return -1;
-	while (k < a->n && k < b->n && !strcmp(a->hop[k], b->hop[k]))
-		k++;
-	if (!k)
-		return -1;
-	*bridge = a->hop[k - 1];
-	return (a->n - k) + (b->n - k);
-}
+#include "pci_path.h"
 
 /* GPU 0's PCI address from the CUDA driver API */
 static int cuda_owner(char *bdf, size_t len)
@@ -216,7 +155,7 @@ int pair_nic(const char *memory, const char *owner, bool pick, char *ifname)
 		return -ENXIO;
 	}
 	printf("pair: memory of %s: ", bdf);
-	print_path(&own);
+	pci_path_print(stdout, &own);
 	printf("\n");
 
 	if (glob("/sys/class/net/*/device", 0, NULL, &g))
@@ -229,8 +168,8 @@ int pair_nic(const char *memory, const char *owner, bool pick, char *ifname)
 		    !strcmp(nic.hop[nic.n - 1], bdf))
 			continue;
 		printf("pair: %.*s (%s): ", len, name, nic.hop[nic.n - 1]);
-		print_path(&nic);
-		dist = p2p_distance(&own, &nic, &bridge);
+		pci_path_print(stdout, &nic);
+		dist = pci_p2p_distance(&own, &nic, &bridge);
 		if (dist < 0) {
 			printf(": through the host bridge %s, ", own.root);
 			printf("which 6.1's P2PDMA refuses unless it is whitelisted ");
