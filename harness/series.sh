@@ -56,9 +56,10 @@ content_at()
 	local p=$1 m=$2 out=$3 q later
 
 	# the patches naming <file>, in series order, after <patch>, last first
-	later=$(awk -v m="$m" 'NR == FNR {if ($2 == m) named[$1] = 1; next}
-		/^[^#]/ && named[$1] {print $1}' "$MAP" "$REPO/patches/series" |
-		awk -v p="$p" 'f {print} $1 == p {f = 1}' | tac)
+	# (<patch> may name the directory <file> is in)
+	later=$(awk -v m="$m" -v p="$p" 'NR == FNR {if ($2 == m) named[$1] = 1; next}
+		/^[^#]/ && NF {if (after && named[$1]) print $1; if ($1 == p) after = 1}' \
+		"$MAP" "$REPO/patches/series" | tac)
 	cp -a "$REPO/$m" "$out"
 	for q in $later; do
 		d=$REPO/patches/deltas/${q%.patch}/$m.diff
@@ -97,6 +98,10 @@ while read -r p _; do
 		mkdir -p "$WT/$(dirname "$m")"
 		if [ -d "$REPO/$m" ]; then
 			cp -a "$REPO/$m" "$WT/$m"
+			# its files that later patches change, as after <patch>
+			while read -r f; do
+				content_at "$p" "$f" "$WT/$f"
+			done < <(awk -v m="$m/" 'index($2, m) == 1 {print $2}' "$MAP" | sort -u)
 		else
 			content_at "$p" "$m" "$WT/$m"
 		fi
