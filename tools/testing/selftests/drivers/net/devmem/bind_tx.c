@@ -21,6 +21,7 @@
 #include "devmem_lib.h"
 #include "devmem_nl.h"
 #include "netcfg.h"
+#include "rtnl_watch.h"
 
 #define DMABUF_SIZE	(8 << 20)
 #define NQUEUES		2
@@ -474,6 +475,55 @@ TEST_F(bind_tx, bindings_are_charged_to_the_memory_cgroup)
 	close(dmabuf);
 	munmap(delta, sizeof(*delta));
 	EXPECT_EQ(0, rmdir(cg));
+}
+
+/* close() of netlink socket @arg, in this task */
+static int close_nl(void *arg)
+{
+	devmem_nl_close(arg);
+	return 0;
+}
+
+/*
+ * Every release of a generic netlink socket in the system runs the netdev
+ * family's release notifier. Only that of a socket that owns bindings may
+ * take RTNL (issue 57, item 11: each took it, and walked all bindings, so
+ * any user could stall RTNL by opening and closing sockets). Kprobe
+ * events on this task: the close of a socket that asked the family
+ * something but owns nothing asks net_devmem_owns_bindings() without RTNL
+ * and never enters rtnl_lock(); the close of one that owns a binding
+ * unbinds it under RTNL.
+ */
+TEST_F(bind_tx, releasing_a_socket_without_bindings_takes_no_rtnl)
+{
+	static const char *const funcs[] = {
+		"net_devmem_owns_bindings", "rtnl_lock",
+		"net_devmem_unbind_owned",
+	};
+	struct rtnl_watch_count c[3];
+	struct devmem_nl none, owner;
+	int err, ret;
+
+	ASSERT_EQ(0, devmem_nl_open(&none));
+	/* a request the family answers: the socket is one of its users */
+	ASSERT_EQ(-EBADF, devmem_bind_tx(&none, self->ifindex, 100000, NULL));
+	err = rtnl_watch_run(funcs, 3, c, close_nl, &none, &ret);
+	if (err == -ENOENT)
+		SKIP(return, "no kprobe events (CONFIG_KPROBE_EVENTS)");
+	ASSERT_EQ(0, err);
+	EXPECT_EQ(1, c[0].free);
+	EXPECT_EQ(0, c[0].held);
+	EXPECT_EQ(0, c[1].free + c[1].held);
+	EXPECT_EQ(0, c[2].free + c[2].held);
+
+	ASSERT_EQ(0, devmem_nl_open(&owner));
+	ASSERT_EQ(0, devmem_bind_tx(&owner, self->ifindex, self->dmabuf, NULL));
+	ASSERT_EQ(0, rtnl_watch_run(funcs, 3, c, close_nl, &owner, &ret));
+	EXPECT_EQ(1, c[0].free);
+	EXPECT_LE(1, c[1].free + c[1].held);
+	EXPECT_EQ(1, c[2].held);
+	EXPECT_EQ(0, c[2].free);
+	EXPECT_EQ(1, wait_dmabuf_refs(self->dmabuf, 1));
 }
 
 TEST_HARNESS_MAIN
