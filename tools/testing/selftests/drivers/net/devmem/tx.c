@@ -839,7 +839,8 @@ TEST_F(tx, device_deleted_with_sends_unacked_unmaps_at_once)
 static void fake_local_undo(const char *ifname)
 {
 	run("tc qdisc del dev %s clsact 2>/dev/null", ifname);
-	run("ip rule del pref %d 2>/dev/null", FAKE_TABLE);
+	run("ip rule del iif %s lookup %d pref %d 2>/dev/null", ifname,
+	    FAKE_TABLE, FAKE_TABLE);
 	run("ip route flush table %d 2>/dev/null", FAKE_TABLE);
 }
 
@@ -875,6 +876,7 @@ TEST_F(tx, tx_net_iov_redirected_to_ingress_never_reaches_a_socket)
 {
 	char ctrl[CMSG_SPACE(sizeof(struct dmabuf_cmsg)) * 8];
 	const struct linger abort_close = { .l_onoff = 1 };
+	const struct timeval timeout = { .tv_sec = 10 };
 	struct sockaddr_in sa = peer_sa(FAKE_ADDR);
 	const char *ifname = self->env.ifname;
 	struct iovec iov[] = { IOV(0, 8192) };
@@ -903,6 +905,8 @@ TEST_F(tx, tx_net_iov_redirected_to_ingress_never_reaches_a_socket)
 	ASSERT_LE(0, rfd);
 	close(lfd);
 
+	ASSERT_EQ(0, setsockopt(rfd, SOL_SOCKET, SO_RCVTIMEO, &timeout,
+				sizeof(timeout)));
 	ASSERT_EQ(100, send(fd, self->map, 100, 0));
 	ASSERT_EQ(100, recv(rfd, buf, 100, MSG_WAITALL));
 	EXPECT_EQ(0, memcmp(buf, self->map, 100));
