@@ -872,7 +872,7 @@ static int fake_local_setup(const char *ifname)
  * check that a net_iov has a page pool stays as a second line. Host
  * memory sent on the same connection first arrives: the path works.
  */
-TEST_F(tx, tx_net_iov_redirected_to_ingress_never_reaches_a_socket)
+TEST_F_TIMEOUT(tx, tx_net_iov_redirected_to_ingress_never_reaches_a_socket, 120)
 {
 	char ctrl[CMSG_SPACE(sizeof(struct dmabuf_cmsg)) * 8];
 	const struct linger abort_close = { .l_onoff = 1 };

@@ -2136,7 +2136,7 @@ TEST_F(zcrx, buffers_carry_their_references_when_the_completion_is_posted)
  * area streams through: one for each buffer given back through the
  * refill ring.
  */
-TEST_F(zcrx, refill_syncs_each_buffer_for_the_device)
+TEST_F_TIMEOUT(zcrx, refill_syncs_each_buffer_for_the_device, 120)
 {
 	unsigned int syncs = 0, stacks = 0, refill = 0, cqes = 0;
 	size_t bytes = 2 * AREA_SIZE;
