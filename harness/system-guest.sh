@@ -4,13 +4,20 @@
 # as a systemd oneshot unit at boot, then powers off. Each boot prints
 # "SYSTEM-TEST: <case>: ok|FAIL ..." lines and a closing
 # "SYSTEM-TEST boot N: P passed, F failed" on the serial console.
-#   boot 1: the system (systemd as PID 1, udev, the packaged kernel with its
-#	initramfs, e1000e loaded by udev), then a stream received into a
-#	udmabuf and one sent from it over the two e1000e ports, with
-#	ncdevmem from the devmem-tcp-tools package: every byte checked
-#	(sha256 and the pattern), 0 payload bytes copied by the CPU
+#   every boot: the system (systemd as PID 1, udev, the packaged kernel
+#	with its initramfs, e1000e loaded by udev); the packaged
+#	devmem-tcp@devmem0.service prepared devmem0 from the one line of
+#	/etc/devmem-tcp/devmem0.conf (header split on, devmemctl check
+#	names nothing); a stream received into a udmabuf by the packaged
+#	ncdevmem, which sets nothing up itself (-n) and fails on any
+#	payload in host memory (-L): every byte checked (sha256 and the
+#	pattern), 0 payload bytes copied by the CPU, none counted by the
+#	kernel (devmemctl show)
+#   boot 1: a stream sent from a udmabuf too; then the unit stopped: the
+#	port as the unit found it (header split off, the check names it),
+#	and started again
 #   boot 2: nothing of boot 1 is left (no dmabuf, no binding, no page
-#	pool with a dmabuf, no namespace), then the receive again
+#	pool with a dmabuf, no namespace)
 STATE=/var/lib/devmem-system-test
 PORT=5201
 PATTERN=$(printf '\001\002\003\004\005\006')
@@ -75,11 +82,41 @@ e1000e_case()
 	[ "$(e1000e_ports | wc -l)" -ge 2 ] || { echo "ports: $(e1000e_ports | xargs)"; return 1; }
 }
 
-# the second e1000e port in namespace $NS: IF 198.51.100.1, PEER .2
+# The unit ran at boot: devmem0 prepared as its config file says
+unit_case()
+{
+	systemctl is-active devmem-tcp@devmem0.service ||
+		{ systemctl status devmem-tcp@devmem0.service; return 1; }
+	devmemctl show devmem0 | tee "$TMP/show" &&
+	grep -q "^devmem0 (ifindex [0-9]*): tcp-data-split on" "$TMP/show" &&
+	grep -q "^  prepared by devmemctl: queues 0-0" "$TMP/show" &&
+	devmemctl check devmem0 | tee "$TMP/check" &&
+	grep -q "^devmem0: ok" "$TMP/check"
+}
+
+# The unit stopped: the port as it was before (header split off, named
+# by the check), nothing recorded; then started again
+unit_stop_case()
+{
+	systemctl stop devmem-tcp@devmem0.service || return 1
+	devmemctl show devmem0 | tee "$TMP/show"
+	grep -q "tcp-data-split off" "$TMP/show" &&
+	! grep -q "prepared by devmemctl" "$TMP/show" &&
+	[ ! -e /run/devmem-tcp/devmem0 ] || return 1
+	devmemctl check devmem0 > "$TMP/check" && { cat "$TMP/check"; return 1; }
+	cat "$TMP/check"
+	grep -q "\[hds-off\]" "$TMP/check" &&
+	systemctl start devmem-tcp@devmem0.service && unit_case
+}
+
+# devmem1 in namespace $NS: IF 198.51.100.1, PEER .2; the names are the
+# .link files' (system-test.sh)
 pair()
 {
-	IF=$(e1000e_ports | sed -n 1p)
-	PEER=$(e1000e_ports | sed -n 2p)
+	IF=devmem0
+	PEER=devmem1
+	e1000e_ports | grep -qx $IF && e1000e_ports | grep -qx $PEER ||
+		{ echo "ports: $(e1000e_ports | xargs)"; return 1; }
 	ip netns add $NS && ip link set "$PEER" netns $NS || return 1
 	ip addr add 198.51.100.1/24 dev "$IF" && ip link set "$IF" up || return 1
 	ip -n $NS addr add 198.51.100.2/24 dev "$PEER" &&
@@ -99,9 +136,8 @@ rx_case()
 {
 	local want got pid
 
-	ncdevmem -f "$IF" --hds on || return 1
 	want=$(yes "$PATTERN" | head -c $BYTES | sha256sum | cut -d' ' -f1)
-	ncdevmem -l -f "$IF" -s 198.51.100.1 -p $PORT -v 7 --sha256 --stats \
+	ncdevmem -l -n -L -f "$IF" -s 198.51.100.1 -p $PORT -v 7 --sha256 --stats \
 		> "$TMP/rx.out" 2> "$TMP/rx.err" &
 	pid=$!
 	wait_for 30 grep -q '^listening' "$TMP/rx.err" || { cat "$TMP/rx.err"; return 1; }
@@ -114,7 +150,11 @@ rx_case()
 	grep -q ": 0 errors" "$TMP/rx.out" && [ "$got" = "$want" ] &&
 	grep '^stats: kernel: ' "$TMP/rx.out" |
 		grep -q " $BYTES bytes left in device memory, 0 payload bytes copied" &&
-	wait_for 10 test "$(live_bindings)" = 0
+	wait_for 10 test "$(live_bindings)" = 0 || return 1
+	# nothing the kernel counted as copied on any queue of the port
+	devmemctl show "$IF" | tee "$TMP/show"
+	! grep -q "payload readers got in host memory" "$TMP/show" &&
+	! grep -q "not counted by this kernel" "$TMP/show"
 }
 
 tx_case()
@@ -154,9 +194,11 @@ mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 check "systemd, udev, the packaged kernel and its initramfs" system_case
 check "e1000e loaded by udev for the 82574L" e1000e_case
 [ "$boot" -ge 2 ] && check "nothing of boot 1 left (dmabufs, bindings, namespaces)" left_behind_case
-check "two e1000e ports, the second in a namespace" pair
-check "receive: 8 MiB into a udmabuf, every byte checked, 0 copied" rx_case
+check "devmem-tcp@devmem0.service prepared devmem0 from its config at boot" unit_case
+check "two e1000e ports named by .link files, devmem1 in a namespace" pair
+check "receive on the unit's set-up: 8 MiB into a udmabuf, every byte checked, 0 copied" rx_case
 [ "$boot" = 1 ] && check "send: 8 MiB from a udmabuf, sha256 at the peer" tx_case
+[ "$boot" = 1 ] && check "the unit stopped leaves devmem0 as it found it, then starts again" unit_stop_case
 ip netns del $NS 2>/dev/null
 rm -rf "$TMP"
 echo "SYSTEM-TEST boot $boot: $passed passed, $failed failed"

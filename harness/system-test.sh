@@ -11,10 +11,16 @@
 #     initramfs-tools; the modules land in /lib/modules), a oneshot unit
 #     that runs harness/system-guest.sh at boot and powers off, an ext4
 #     disk image made from it (build/system/disk.img);
+#     The operator's set-up, as devmem-tcp-tools documents it: the
+#     receiving port named devmem0 by a systemd .link file (its MAC), one
+#     config line for its flow in /etc/devmem-tcp/devmem0.conf, and the
+#     packaged devmem-tcp@devmem0.service enabled;
 #  4. two boots of QEMU from that disk (the image's own /boot/vmlinuz and
 #     initrd, root=/dev/vda, systemd as init, udev), two e1000e ports
-#     joined by a hub: the first boot receives and sends, the second
-#     proves nothing was left behind and receives again.
+#     joined by a hub: at each boot the unit prepares devmem0 and the
+#     packaged ncdevmem receives on it without setting anything up; the
+#     first boot also sends and releases through the unit, the second
+#     proves nothing was left behind.
 # Logs: build/system/boot1.log, boot2.log (the serial console).
 . "$(dirname "$0")/lib.sh"
 
@@ -108,6 +114,23 @@ cat > "$ROOT/etc/systemd/system/devmem-system-test.service" <<-EOF
 	EOF
 ln -sf /etc/systemd/system/devmem-system-test.service \
 	"$ROOT/etc/systemd/system/multi-user.target.wants/devmem-system-test.service"
+# The operator's part: names for the ports, the flow, the unit enabled
+mkdir -p "$ROOT/etc/systemd/network"
+for n in 0 1; do
+	cat > "$ROOT/etc/systemd/network/10-devmem$n.link" <<-EOF
+		[Match]
+		MACAddress=52:54:00:de:e0:0$n
+
+		[Link]
+		Name=devmem$n
+		EOF
+done
+mkdir -p "$ROOT/etc/devmem-tcp"
+echo "flow tcp4 dst-port 5201" > "$ROOT/etc/devmem-tcp/devmem0.conf"
+[ -f "$ROOT/lib/systemd/system/devmem-tcp@.service" ] ||
+	die "devmem-tcp-tools installed no devmem-tcp@.service"
+ln -sf /lib/systemd/system/devmem-tcp@.service \
+	"$ROOT/etc/systemd/system/multi-user.target.wants/devmem-tcp@devmem0.service"
 # the serial console is the test's; no login prompt on it
 ln -sf /dev/null "$ROOT/etc/systemd/system/serial-getty@ttyS0.service"
 cp "$ROOT/boot/vmlinuz-$release" "$ROOT/boot/initrd.img-$release" "$SYS/"
@@ -125,8 +148,10 @@ boot() {
 		-kernel "$SYS/vmlinuz-$release" -initrd "$SYS/initrd.img-$release" \
 		-append "root=/dev/vda rw console=ttyS0 panic=-1 oops=panic" \
 		-drive file="$DISK",format=raw,if=virtio \
-		-netdev hubport,id=e1k0,hubid=7 -device e1000e,netdev=e1k0 \
-		-netdev hubport,id=e1k1,hubid=7 -device e1000e,netdev=e1k1 \
+		-netdev hubport,id=e1k0,hubid=7 \
+		-device e1000e,netdev=e1k0,mac=52:54:00:de:e0:00 \
+		-netdev hubport,id=e1k1,hubid=7 \
+		-device e1000e,netdev=e1k1,mac=52:54:00:de:e0:01 \
 		< /dev/null > "$log" 2>&1
 	tr -d '\r' < "$log" | grep -a '^SYSTEM-TEST' | sed 's/^/    /'
 	if splats_in "$log"; then

@@ -77,7 +77,10 @@ fi
 # of plain memory, driven by p2pbuf) and a third e1000e port; a fourth
 # e1000e port on the root complex, joined to the third through a second
 # hub, sends. The first two ports stay as they are: they share no switch
-# with the BAR, so P2P to them goes through q35's host bridge.
+# with the BAR, so P2P to them goes through q35's host bridge. A second
+# root port holds one device of two functions, an e1000e port (alone on
+# its hub) and a second ivshmem-plain BAR: their common bridge is that
+# root port, whose ACS redirect decides whether P2PDMA lets them meet.
 if [ "${VM_P2P:-0}" = 1 ] && [ -n "$E1000E_OPTS" ] &&
    qemu_has x3130-upstream && qemu_has ivshmem-plain; then
 	E1000E_OPTS+=" -device pcie-root-port,id=p2prp,bus=pcie.0,addr=0x10,chassis=40,slot=0"
@@ -90,6 +93,11 @@ if [ "${VM_P2P:-0}" = 1 ] && [ -n "$E1000E_OPTS" ] &&
 	E1000E_OPTS+=" -device e1000e,netdev=e1k2,bus=p2pdn1"
 	E1000E_OPTS+=" -netdev hubport,id=e1k3,hubid=8"
 	E1000E_OPTS+=" -device e1000e,netdev=e1k3,bus=pcie.0,addr=0x11"
+	E1000E_OPTS+=" -device pcie-root-port,id=p2prp2,bus=pcie.0,addr=0x12,chassis=43,slot=0"
+	E1000E_OPTS+=" -netdev hubport,id=e1k4,hubid=9"
+	E1000E_OPTS+=" -device e1000e,netdev=e1k4,bus=p2prp2,addr=0x0.0x0,multifunction=on"
+	E1000E_OPTS+=" -object memory-backend-ram,id=p2pmem2,size=16M"
+	E1000E_OPTS+=" -device ivshmem-plain,memdev=p2pmem2,bus=p2prp2,addr=0x0.0x1"
 fi
 
 # VM_UDEV=0: boot without udev. The guest's root is the host's, and

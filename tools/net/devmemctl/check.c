@@ -20,6 +20,8 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <linux/capability.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/udmabuf.h>
 
@@ -206,27 +208,166 @@ static void check_udmabuf(struct checker *c, uint64_t size)
 		       (unsigned long long)size, mib);
 }
 
-/* A 2 MiB udmabuf to try bind-rx with */
-/* AMD Zen (family 17h and later): 6.1's P2PDMA trusts any host bridge */
-static bool host_bridge_trusted(void)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	bool amd = false, zen = false;
-	char line[256];
-	int family;
+/* What the application may still pin, as io_uring will count it */
+struct memlock {
+	uid_t uid;		/* real uid: io_uring charges its user */
+	bool ipc_lock;		/* CAP_IPC_LOCK: nothing is charged */
+	struct rlimit lim;	/* RLIMIT_MEMLOCK */
+	uint64_t pinned;	/* bytes the uid's processes pin now */
+	char comm[32];
+};
 
+/* A "Key:" line of /proc/PID/status, its first word */
+static int status_word(pid_t pid, const char *key, char *out, size_t len)
+{
+	char path[64], line[256];
+	size_t klen = strlen(key);
+	int ret = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
 	if (!f)
-		return false;
+		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "vendor_id", 9) && strstr(line, "AuthenticAMD"))
-			amd = true;
-		if (sscanf(line, "cpu family : %d", &family) == 1) {
-			zen = family >= 0x17;
-			break;
-		}
+		if (strncmp(line, key, klen) || line[klen] != ':')
+			continue;
+		if (sscanf(line + klen + 1, "%31s", out) == 1 && len > 31)
+			ret = 0;
+		break;
 	}
 	fclose(f);
-	return amd && zen;
+	return ret;
+}
+
+/* VmPin of every process of @uid: what their mms pin, in bytes */
+static uint64_t uid_pinned(uid_t uid)
+{
+	char word[32];
+	uint64_t sum = 0;
+	glob_t g;
+	size_t i;
+
+	if (glob("/proc/[0-9]*", GLOB_NOSORT, NULL, &g))
+		return 0;
+	for (i = 0; i < g.gl_pathc; i++) {
+		pid_t pid = atoi(g.gl_pathv[i] + 6);
+
+		if (status_word(pid, "Uid", word, sizeof(word)) ||
+		    (uid_t)strtoul(word, NULL, 10) != uid ||
+		    status_word(pid, "VmPin", word, sizeof(word)))
+			continue;
+		sum += strtoull(word, NULL, 10) << 10;
+	}
+	globfree(&g);
+	return sum;
+}
+
+/* One limit's value in /proc/PID/limits: a number or "unlimited" */
+static rlim_t limit_value(const char *word)
+{
+	return strcmp(word, "unlimited") ? strtoull(word, NULL, 10) :
+					   RLIM_INFINITY;
+}
+
+/* RLIMIT_MEMLOCK of any process, as /proc/PID/limits shows it to all */
+static int memlock_limits(pid_t pid, struct rlimit *lim)
+{
+	char path[64], line[256], cur[32], max[32];
+	int ret = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/limits", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "Max locked memory ", 18) ||
+		    sscanf(line + 18, "%31s %31s", cur, max) != 2)
+			continue;
+		lim->rlim_cur = limit_value(cur);
+		lim->rlim_max = limit_value(max);
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+static int memlock_read(pid_t pid, struct memlock *m)
+{
+	char word[32], path[64];
+	FILE *f;
+
+	if (status_word(pid, "Uid", word, sizeof(word)))
+		return -ESRCH;
+	m->uid = strtoul(word, NULL, 10);
+	if (status_word(pid, "CapEff", word, sizeof(word)))
+		return -ESRCH;
+	m->ipc_lock = strtoull(word, NULL, 16) & (1ULL << CAP_IPC_LOCK);
+	if (memlock_limits(pid, &m->lim))
+		return -ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	m->comm[0] = 0;
+	f = fopen(path, "r");
+	if (f) {
+		if (fgets(m->comm, sizeof(m->comm), f))
+			m->comm[strcspn(m->comm, "\n")] = 0;
+		fclose(f);
+	}
+	m->pinned = uid_pinned(m->uid);
+	return 0;
+}
+
+/*
+ * io_uring zcrx with an area of host memory: the area is pinned and
+ * charged to the registering process's user against its RLIMIT_MEMLOCK
+ * (unless the ring's creator has CAP_IPC_LOCK); over it, the
+ * registration fails with ENOMEM. The user's charge is not shown by the
+ * kernel: the VmPin of its processes stands for it. The refill ring is
+ * charged too: the fix leaves room for the largest one.
+ */
+#define ZCRX_RING_MAX	(32768 * 16 + 4096)	/* entries of 16 bytes, head */
+static void check_memlock(struct checker *c, uint64_t area, pid_t pid)
+{
+	char fix[160], who[64], hard[24];
+	uint64_t need, soft;
+	struct memlock m;
+	int err;
+
+	err = memlock_read(pid, &m);
+	if (err) {
+		printf("%s: --pid %d: cannot read its limits: %s\n",
+		       c->nic->name, (int)pid, strerror(-err));
+		c->reasons++;
+		return;
+	}
+	if (m.ipc_lock || m.lim.rlim_cur == RLIM_INFINITY)
+		return;
+	need = (area + getpagesize() - 1) & ~((uint64_t)getpagesize() - 1);
+	snprintf(who, sizeof(who), "pid %d (%s, uid %u)", (int)pid, m.comm,
+		 (unsigned int)m.uid);
+	soft = need + m.pinned + ZCRX_RING_MAX;
+	if (m.lim.rlim_max == RLIM_INFINITY)
+		snprintf(hard, sizeof(hard), "unlimited");
+	else
+		snprintf(hard, sizeof(hard), "%llu",
+			 (unsigned long long)(m.lim.rlim_max > soft ?
+					      m.lim.rlim_max : soft));
+	snprintf(fix, sizeof(fix),
+		 "prlimit --pid %d --memlock=%llu:%s, or LimitMEMLOCK= in its unit",
+		 (int)pid, (unsigned long long)soft, hard);
+	if (need > m.lim.rlim_cur)
+		reason(c, "memlock", fix,
+		       "a zcrx area of %llu bytes is over the RLIMIT_MEMLOCK of %s, %llu bytes: its registration fails with ENOMEM",
+		       (unsigned long long)need, who,
+		       (unsigned long long)m.lim.rlim_cur);
+	else if (need + m.pinned > m.lim.rlim_cur)
+		reason(c, "memlock", fix,
+		       "a zcrx area of %llu bytes and the %llu bytes uid %u's processes pin now are over the RLIMIT_MEMLOCK of %s, %llu bytes: its registration fails with ENOMEM",
+		       (unsigned long long)need,
+		       (unsigned long long)m.pinned, (unsigned int)m.uid,
+		       who, (unsigned long long)m.lim.rlim_cur);
 }
 
 /* The interfaces that reach the PCI function at @own peer to peer, into
@@ -234,9 +375,9 @@ static bool host_bridge_trusted(void)
  */
 static void near_nics(const struct pci_path *own, char *buf, size_t len)
 {
-	const char *bridge;
 	struct pci_path p;
 	size_t i, at = 0;
+	struct pci_p2p r;
 	glob_t g;
 
 	buf[0] = '\0';
@@ -247,7 +388,7 @@ static void near_nics(const struct pci_path *own, char *buf, size_t len)
 		int n = strchr(name, '/') - name;
 
 		if (pci_path_of(g.gl_pathv[i], &p) ||
-		    pci_p2p_distance(own, &p, &bridge) < 0)
+		    pci_p2p_check(own, &p, &r) || r.way != PCI_P2P_DIRECT)
 			continue;
 		at += snprintf(buf + at, len - at, "%s%.*s", at ? ", " : "",
 			       n, name);
@@ -257,17 +398,19 @@ static void near_nics(const struct pci_path *own, char *buf, size_t len)
 
 /*
  * The device memory's PCI function (--owner, its path in @own) and the
- * NIC: below a common PCIe switch or root port the NIC writes the memory
- * peer to peer, as 6.1's P2PDMA allows. Through the host bridge P2PDMA
- * refuses the bind (EREMOTEIO) unless the bridge is on its short list;
- * a NIC that is no PCI function (hdsim, veth) reaches no BAR at all.
+ * NIC, as 6.1's P2PDMA judges them: below a common PCIe switch or root
+ * port with no ACS redirect on the way, the NIC writes the memory peer to
+ * peer; up through the host bridge P2PDMA refuses the bind (EREMOTEIO)
+ * unless it trusts the bridge (AMD Zen, a short list of Intel ones). A
+ * NIC that is no PCI function (hdsim, veth) reaches no BAR at all.
  */
 static void check_p2p(struct checker *c, const char *owner,
 		      const struct pci_path *own)
 {
-	const char *name = c->nic->name, *bridge;
-	char sysfs[PATH_MAX], fix[256], near[128];
+	const char *name = c->nic->name;
+	char sysfs[PATH_MAX], fix[320], near[128];
 	struct pci_path nic;
+	struct pci_p2p r;
 
 	snprintf(sysfs, sizeof(sysfs), "/sys/class/net/%s/device", name);
 	if (pci_path_of(sysfs, &nic)) {
@@ -276,20 +419,42 @@ static void check_p2p(struct checker *c, const char *owner,
 		       name, owner);
 		return;
 	}
-	if (pci_p2p_distance(own, &nic, &bridge) >= 0 || host_bridge_trusted())
+	pci_p2p_check(own, &nic, &r);
+	if (r.acs_unknown)
+		printf("%s: ACS of the PCIe path not read (its config space needs root)\n",
+		       name);
+	if (r.way == PCI_P2P_DIRECT)
 		return;
-	near_nics(own, near, sizeof(near));
-	if (near[0])
+	if (r.nacs && r.way == PCI_P2P_HOST_BRIDGE) {
+		printf("%s: ACS redirect on %s: up through the host bridge, ",
+		       name, r.acs);
+		printf("which P2PDMA trusts here; the direct path needs pci=disable_acs_redir=%s\n",
+		       r.acs);
+		return;
+	}
+	if (r.nacs) {
 		snprintf(fix, sizeof(fix),
-			 "a NIC below a switch or root port with %s: %s",
-			 owner, near);
-	else
-		snprintf(fix, sizeof(fix),
-			 "a NIC below a switch or root port with %s (none here)",
-			 owner);
-	reason(c, "p2p-host-bridge", fix,
-	       "%s and %s share no PCIe switch or root port: the payload would cross the host bridge, which 6.1's P2PDMA trusts only on some Intel Xeon host bridges (else a bind gets EREMOTEIO)",
-	       name, owner);
+			 "boot with pci=disable_acs_redir=%s (or ACS off for that port in the firmware)",
+			 r.acs);
+		reason(c, "p2p-acs-redirect", fix,
+		       "%s and %s are below %s, but ACS redirect on %s sends the payload up to the host bridge, which 6.1's P2PDMA does not trust here (a bind gets EREMOTEIO)",
+		       name, owner, r.bridge, r.acs);
+	} else if (r.way == PCI_P2P_NONE) {
+		near_nics(own, near, sizeof(near));
+		if (near[0])
+			snprintf(fix, sizeof(fix),
+				 "a NIC below a switch or root port with %s: %s",
+				 owner, near);
+		else
+			snprintf(fix, sizeof(fix),
+				 "a NIC below a switch or root port with %s (none here)",
+				 owner);
+		reason(c, "p2p-host-bridge", fix,
+		       "%s and %s share no PCIe switch or root port: the payload would cross the host bridge, which 6.1's P2PDMA trusts only on some Intel Xeon host bridges (else a bind gets EREMOTEIO)",
+		       name, owner);
+	} else {
+		return;
+	}
 	printf("      %s: ", name);
 	pci_path_print(stdout, &nic);
 	printf("\n      %s: ", owner);
@@ -297,6 +462,7 @@ static void check_p2p(struct checker *c, const char *owner,
 	printf("\n");
 }
 
+/* A 2 MiB udmabuf to try bind-rx with */
 static int small_dmabuf(void)
 {
 	struct udmabuf_create create = { .size = 2 << 20 };
@@ -417,6 +583,8 @@ int do_check(struct devmem_nl *nl, const struct request *req)
 		check_flow(&c, &req->flows[i]);
 	if (req->size)
 		check_udmabuf(&c, req->size);
+	if (req->zcrx_area)
+		check_memlock(&c, req->zcrx_area, req->pid ? req->pid : getpid());
 	if (req->owner)
 		check_p2p(&c, req->owner, &own);
 	if (req->try_bind && ndm)

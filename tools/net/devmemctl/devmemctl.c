@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@ static void help(FILE *out)
 		"       devmemctl apply IFACE [--config FILE]\n"
 		"       devmemctl check IFACE [--queues N] [--flow FLOW]... [--size BYTES]\n"
 		"                           [--owner PCI_ADDR] [--try-bind]\n"
+		"                           [--zcrx-area BYTES [--pid PID]]\n"
 		"       devmemctl show [IFACE]\n"
 		"       devmemctl set IFACE [tcp-data-split on|off|auto] [hds-thresh N]\n"
 		"\n"
@@ -35,7 +38,10 @@ static void help(FILE *out)
 		"         fail, with its fix; exit 1 if there is one. --size: a udmabuf\n"
 		"         of that size; --owner: the PCI function whose memory the dmabuf\n"
 		"         is (a GPU), reached peer to peer or not; --try-bind: bind a\n"
-		"         2 MiB udmabuf to each queue and unbind (restarts the queues)\n"
+		"         2 MiB udmabuf to each queue and unbind (restarts the queues);\n"
+		"         --zcrx-area: an io_uring zcrx area of host memory of that size,\n"
+		"         registered by process PID (default: devmemctl itself): its\n"
+		"         RLIMIT_MEMLOCK\n"
 		"show     bindings, queues, page pools and steering\n"
 		"set      header split and its threshold (ethtool -G of Debian 12\n"
 		"         knows neither)\n"
@@ -208,15 +214,36 @@ static int show_all(struct devmem_nl *nl)
 static int parse_size(const char *text, uint64_t *size)
 {
 	const char *units = "KMGT", *u;
+	unsigned int shift = 0;
 	char *end;
 
+	errno = 0;
 	*size = strtoull(text, &end, 0);
 	u = *end ? strchr(units, *end) : NULL;
 	if (u) {
-		*size <<= 10 * (u - units + 1);
+		shift = 10 * (u - units + 1);
 		end++;
 	}
-	return *end || !*size ? -EINVAL : 0;
+	if (errno || *end || !*size || text[0] == '-' ||
+	    *size > UINT64_MAX >> shift)
+		return -EINVAL;
+	*size <<= shift;
+	return 0;
+}
+
+/* A live process, by its number */
+static int parse_pid(const char *text, pid_t *pid)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(text, &end, 10);
+	if (errno || *end || end == text || n <= 0 || n > INT_MAX ||
+	    (kill(n, 0) && errno == ESRCH))
+		return -ESRCH;
+	*pid = n;
+	return 0;
 }
 
 /* A value of tcp-data-split, -1 for none */
@@ -388,6 +415,8 @@ static const struct option opts[] = {
 	{ "try-bind", no_argument, NULL, 'b' },
 	{ "config", required_argument, NULL, 'c' },
 	{ "owner", required_argument, NULL, 'o' },
+	{ "zcrx-area", required_argument, NULL, 'z' },
+	{ "pid", required_argument, NULL, 'p' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
@@ -398,7 +427,7 @@ static int parse(int argc, char **argv, struct request *req)
 	char why[160];
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "q:f:s:c:o:bh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "q:f:s:c:o:z:p:bh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			req->config = optarg;
@@ -427,6 +456,21 @@ static int parse(int argc, char **argv, struct request *req)
 			if (parse_size(optarg, &req->size)) {
 				fprintf(stderr,
 					"devmemctl: --size %s: not a size (BYTES, or with K, M, G, T)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'z':
+			if (parse_size(optarg, &req->zcrx_area)) {
+				fprintf(stderr,
+					"devmemctl: --zcrx-area %s: not a size (BYTES, or with K, M, G, T)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'p':
+			if (parse_pid(optarg, &req->pid)) {
+				fprintf(stderr, "devmemctl: --pid %s: no such process\n",
 					optarg);
 				return 2;
 			}
@@ -509,6 +553,17 @@ int main(int argc, char **argv)
 	    (req.queues || req.nflows)) {
 		fprintf(stderr, "devmemctl %s: takes no --queues or --flow\n",
 			cmd);
+		return 2;
+	}
+	if (strcmp(cmd, "check") && (req.size || req.owner || req.try_bind ||
+				     req.zcrx_area || req.pid)) {
+		fprintf(stderr,
+			"devmemctl %s: --size, --owner, --try-bind, --zcrx-area and --pid are check's\n",
+			cmd);
+		return 2;
+	}
+	if (req.pid && !req.zcrx_area) {
+		fprintf(stderr, "devmemctl check: --pid goes with --zcrx-area\n");
 		return 2;
 	}
 	if (strcmp(cmd, "apply") && req.config) {

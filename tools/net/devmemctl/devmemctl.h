@@ -12,6 +12,7 @@
 #include <net/if.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "devmem_nl.h"
 #include "netcfg.h"
@@ -92,6 +93,8 @@ struct request {
 	int nflows;
 	bool try_bind;
 	uint64_t size;			/* dmabuf size to check, 0: none */
+	uint64_t zcrx_area;		/* zcrx host area to check, 0: none */
+	pid_t pid;			/* whose memlock limit, 0: ours */
 	const char *owner;		/* check: device memory's PCI function */
 	const char *config;		/* apply: the config file */
 };

@@ -20,7 +20,7 @@ HOLD=
 export DEVMEMCTL_STATE_DIR=$TMP/state
 trap '[ -n "$HOLD" ] && kill $HOLD 2>/dev/null; hdsim_cleanup; rm -rf "$TMP"' EXIT
 
-PLAN=28
+PLAN=29
 ktap_plan $PLAN
 skip_all()
 {
@@ -258,6 +258,46 @@ ktap_check "check --try-bind: the kernel's refusal of header split off" \
 
 ktap_check "check names a udmabuf over udmabuf's size limit" \
 	eval 'ctl 1 out check "$IF" --queues 1 --size 1T && names out udmabuf-limit'
+
+# An application without CAP_IPC_LOCK, its RLIMIT_MEMLOCK 1 MiB: an 8 MiB
+# zcrx area of host memory is named, with the prlimit that fixes it; the
+# fix applied, it is not; a 512 KiB area is not; a process with
+# CAP_IPC_LOCK (this one) is charged nothing
+memlock_case()
+{
+	local app fix rc=1
+
+	setpriv --reuid 65534 --regid 65534 --clear-groups --inh-caps=-all \
+		bash -c 'ulimit -l 1024 && exec sleep 60' &
+	app=$!
+	for i in $(seq 50); do
+		[ "$(cat /proc/$app/comm 2>/dev/null)" = sleep ] && break
+		sleep 0.1
+	done
+	if ctl 1 out check "$IF" --queues 1 --zcrx-area 8M --pid $app &&
+	   names out memlock &&
+	   grep -q "over the RLIMIT_MEMLOCK of pid $app (sleep, uid 65534), 1048576 bytes" \
+		"$TMP/out" &&
+	   ! ./devmemctl check "$IF" --queues 1 --zcrx-area 512K --pid $app |
+		grep -q "\[memlock\]" &&
+	   ! ./devmemctl check "$IF" --queues 1 --zcrx-area 8M --pid 1 |
+		grep -q "\[memlock\]" &&
+	   fix=$(sed -n 's/^ *fix: \(prlimit --pid [^,]*\),.*/\1/p' "$TMP/out") &&
+	   [ -n "$fix" ] && $fix &&
+	   ! ./devmemctl check "$IF" --queues 1 --zcrx-area 8M --pid $app |
+		grep -q "\[memlock\]" &&
+	   ctl 2 out check "$IF" --pid $app &&
+	   grep -q "goes with --zcrx-area" "$TMP/out" &&
+	   ctl 2 out check "$IF" --zcrx-area 8M --pid 0 &&
+	   grep -q "no such process" "$TMP/out"; then
+		rc=0
+	fi
+	kill $app
+	wait $app 2> /dev/null
+	return $rc
+}
+ktap_check "check names a zcrx area over the application's RLIMIT_MEMLOCK, with its fix" \
+	memlock_case
 
 # prepare a fresh NIC for one queue and one flow
 snapshot "$TMP/before"

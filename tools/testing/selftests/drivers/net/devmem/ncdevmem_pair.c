@@ -142,7 +142,7 @@ int pair_nic(const char *memory, const char *owner, bool pick, char *ifname)
 	struct pci_path own, nic;
 	char bdf[32], sysfs[PATH_MAX];
 	int best = INT_MAX, dist, err;
-	const char *bridge;
+	struct pci_p2p r;
 	size_t i;
 	glob_t g;
 
@@ -169,14 +169,21 @@ int pair_nic(const char *memory, const char *owner, bool pick, char *ifname)
 			continue;
 		printf("pair: %.*s (%s): ", len, name, nic.hop[nic.n - 1]);
 		pci_path_print(stdout, &nic);
-		dist = pci_p2p_distance(&own, &nic, &bridge);
-		if (dist < 0) {
+		pci_p2p_check(&own, &nic, &r);
+		if (r.way != PCI_P2P_DIRECT) {
+			if (r.nacs)
+				printf(": ACS redirect on %s", r.acs);
 			printf(": through the host bridge %s, ", own.root);
-			printf("which 6.1's P2PDMA refuses unless it is whitelisted ");
-			printf("(some Intel Xeon) or the CPU is AMD Zen\n");
+			if (r.trusted) {
+				printf("which 6.1's P2PDMA trusts here\n");
+			} else {
+				printf("which 6.1's P2PDMA refuses unless it is on its list ");
+				printf("(some Intel Xeon) or the CPU is AMD Zen\n");
+			}
 			continue;
 		}
-		printf(": peer to peer below %s, distance %d\n", bridge, dist);
+		dist = r.dist;
+		printf(": peer to peer below %s, distance %d\n", r.bridge, dist);
 		if (dist < best) {
 			best = dist;
 			snprintf(ifname, IFNAMSIZ_PAIR, "%.*s", len, name);

@@ -24,7 +24,7 @@ TRACE=/sys/kernel/tracing
 trap 'echo 0 > $TRACE/events/devmem/devmem_niov_alloc/enable 2>/dev/null;
       e1000e_cleanup; hdsim_cleanup; rm -rf "$TMP"' EXIT
 
-PLAN=17
+PLAN=18
 ktap_plan $PLAN
 skip_all()
 {
@@ -109,6 +109,87 @@ if grep -q AuthenticAMD /proc/cpuinfo &&
 else
 	ktap_check "devmemctl check --owner: $NEAR reaches the BAR, $FAR named p2p-host-bridge" \
 		devmemctl_owner_case
+fi
+
+# The ACS control register of PCI function $1: its offset in config space
+acs_ctrl_offset()
+{
+	local cfg=/sys/bus/pci/devices/$1/config pos=256 hdr i
+
+	for ((i = 0; i < 64 && pos >= 256; i++)); do
+		hdr=$(od -An -tx4 -j $pos -N4 "$cfg" | tr -d ' ')
+		[ -n "$hdr" ] && [ "$hdr" != 00000000 ] || return 1
+		if [ $((0x$hdr & 0xffff)) = 13 ]; then
+			echo $((pos + 6))
+			return 0
+		fi
+		pos=$(((0x$hdr >> 20) & 0xffc))
+	done
+	return 1
+}
+
+# set_acs_ctrl <bdf> <offset> <16-bit value>
+set_acs_ctrl()
+{
+	# shellcheck disable=SC2059 # the format is the two bytes
+	printf "$(printf '\\x%02x\\x%02x' $(($3 & 0xff)) $(($3 >> 8)))" |
+		dd of="/sys/bus/pci/devices/$1/config" bs=1 seek="$2" count=2 \
+		   conv=notrunc status=none
+}
+
+# A port and a BAR that are two functions of one device below a root
+# port: with ACS request and completion redirect on the root port (what
+# the kernel sets with an IOMMU), P2PDMA sends their traffic up to q35's
+# host bridge and refuses the bind; devmemctl check names it with the
+# kernel parameter for it, and ncdevmem --pair does not pick the port.
+# Redirect off, both see the direct path and the bind succeeds.
+acs_case()
+{
+	local rp off before out named rc=1
+	local want="Remote I/O error No peer-to-peer DMA path"
+
+	rp=$(basename "$(dirname "$(readlink -f "/sys/bus/pci/devices/$MF_P2P")")")
+	off=$(acs_ctrl_offset "$rp") || { echo "# no ACS capability on $rp"; return 1; }
+	before=$(od -An -tu2 -j "$off" -N2 "/sys/bus/pci/devices/$rp/config" | tr -d ' ')
+	./ncdevmem -f "$MF_PORT" --hds on > /dev/null || return 1
+	set_acs_ctrl "$rp" "$off" 0x000c
+	./devmemctl check "$MF_PORT" --owner "$MF_P2P" > "$TMP/acs" 2>&1
+	sed 's/^/# /' "$TMP/acs"
+	out=$(P2PBUF_DEV=$MF_P2PDEV ./ncdevmem -f "$MF_PORT" --bind-only --memory p2p \
+		--size $((4 << 20)) 2>&1)
+	echo "$out" | sed 's/^/# /'
+	./ncdevmem --pair show --owner "$MF_P2P" > "$TMP/pair" 2>&1
+	sed 's/^/# /' "$TMP/pair"
+	named="^  \[p2p-acs-redirect\] $MF_PORT and $MF_P2P are below $rp, but ACS redirect on $rp "
+	if grep -q "$named" "$TMP/acs" &&
+	   grep -q "^      fix: boot with pci=disable_acs_redir=$rp " "$TMP/acs" &&
+	   grep -q "^pair: $MF_PORT (.*: ACS redirect on $rp: through the host" "$TMP/pair" &&
+	   echo "$out" | grep -q "$want"; then
+		set_acs_ctrl "$rp" "$off" 0
+		./devmemctl check "$MF_PORT" --owner "$MF_P2P" > "$TMP/acs" 2>&1
+		sed 's/^/# /' "$TMP/acs"
+		out=$(P2PBUF_DEV=$MF_P2PDEV ./ncdevmem -f "$MF_PORT" --bind-only \
+			--memory p2p --size $((4 << 20)) 2>&1)
+		echo "$out" | sed 's/^/# /'
+		./ncdevmem --pair show --owner "$MF_P2P" > "$TMP/pair" 2>&1
+		sed 's/^/# /' "$TMP/pair"
+		! grep -q '\[p2p-' "$TMP/acs" &&
+		grep -q "^pair: $MF_PORT (.*: peer to peer below $rp, distance 2$" "$TMP/pair" &&
+		echo "$out" | grep -q "^bind size_bytes=4194304 " && rc=0
+	fi
+	set_acs_ctrl "$rp" "$off" "$before"
+	./ncdevmem -f "$MF_PORT" --hds off > /dev/null
+	return $rc
+}
+if [ -z "$MF_P2PDEV" ]; then
+	ktap_skip "ACS redirect on the common root port" "no two-function device below a root port"
+elif grep -q AuthenticAMD /proc/cpuinfo &&
+   [ "$(sed -n 's/^cpu family\s*: //p' /proc/cpuinfo | head -n 1)" -ge 23 ]; then
+	ktap_skip "ACS redirect on the common root port" \
+		"AMD Zen: P2PDMA trusts every host bridge here"
+else
+	ktap_check "ACS redirect on the root port: named by check, bind refused; off: bound" \
+		acs_case
 fi
 
 pair_auto_case()

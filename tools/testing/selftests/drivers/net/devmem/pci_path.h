@@ -39,4 +39,32 @@ void pci_path_print(FILE *out, const struct pci_path *p);
 int pci_p2p_distance(const struct pci_path *a, const struct pci_path *b,
 		     const char **bridge);
 
+/*
+ * ACS redirect (request or completion redirect, egress control) on
+ * function @bdf: 1, 0, or -errno (-EACCES: its extended config space needs
+ * root)
+ */
+int pci_acs_redirect(const char *bdf);
+
+/* How 6.1's P2PDMA maps a provider's memory for a client */
+enum pci_p2p_way {
+	PCI_P2P_DIRECT,		/* below a common bridge, no ACS redirect */
+	PCI_P2P_HOST_BRIDGE,	/* up through a host bridge it trusts */
+	PCI_P2P_NONE,		/* refused: a bind gets EREMOTEIO */
+};
+
+struct pci_p2p {
+	enum pci_p2p_way way;
+	int dist;		/* hops to the common bridge, -1: none */
+	const char *bridge;	/* that bridge, in the provider's path */
+	char acs[160];		/* functions on the way with ACS redirect */
+	int nacs;
+	bool acs_unknown;	/* some config space was not readable */
+	bool trusted;		/* AMD Zen, or host bridges on 6.1's list */
+};
+
+/* @r for @provider's memory written by @client: 0 */
+int pci_p2p_check(const struct pci_path *provider,
+		  const struct pci_path *client, struct pci_p2p *r);
+
 #endif /* PCI_PATH_H */

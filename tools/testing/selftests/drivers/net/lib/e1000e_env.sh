@@ -21,8 +21,10 @@
 #   e1000e_p2p_ports	in the VM_P2P layout (harness/vm.sh): sets P2PDEV
 #	(/dev/p2pbufN), P2P (its PCI address), NEAR (the port under the
 #	same PCIe switch), FAR (the first port on the root complex) and
-#	SENDER (the port joined to NEAR); returns 1, with E1000E_WHY set,
-#	outside that layout
+#	SENDER (the port joined to NEAR); MF_PORT and MF_P2PDEV, MF_P2P
+#	(the port and the BAR that are two functions of one device below a
+#	root port), empty where the layout has none; returns 1, with
+#	E1000E_WHY set, outside that layout
 
 E1000E_NS=
 E1000E_WHY=
@@ -172,15 +174,26 @@ e1000e_p2p_ports()
 	P2P=$(basename "$(readlink "/sys/class/misc/${P2PDEV#/dev/}/device")")
 	# /sys/devices/pci0000:00/<root port>/<switch upstream port>/...
 	p2p_path=$(readlink -f "/sys/bus/pci/devices/$P2P" | cut -d/ -f5,6)
-	NEAR= FAR= SENDER=
+	NEAR= FAR= SENDER= MF_PORT= MF_P2PDEV= MF_P2P=
 	for p in $(e1000e_ports); do
 		path=$(readlink -f "/sys/class/net/$p/device" | cut -d/ -f5,6)
 		if [ "$path" = "$p2p_path" ]; then
 			NEAR=$p
+		elif [ "${path#*/}" != "$path" ]; then
+			MF_PORT=$p	# below a root port, not the switch
 		elif [ -z "$FAR" ]; then
 			FAR=$p
 		else
 			SENDER=$p	# the last port on the root complex
+		fi
+	done
+	# the BAR beside MF_PORT: function 1 of its device
+	for p in /dev/p2pbuf*; do
+		path=$(basename "$(readlink "/sys/class/misc/${p#/dev/}/device")")
+		if [ -n "$MF_PORT" ] &&
+		   [ "${path%.*}" = "$(e1000e_bdf "$MF_PORT" | sed 's/\.[0-7]$//')" ]; then
+			MF_P2PDEV=$p
+			MF_P2P=$path
 		fi
 	done
 	[ -n "$NEAR" ] && [ -n "$SENDER" ] && return 0
