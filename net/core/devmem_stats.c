@@ -14,12 +14,18 @@
  * The counts only ever grow, from the device's registration on; they are
  * updated where the copy happens, in the reader's context, never on the
  * receive path of the device.
+ *
+ * The family also lists the TCP sockets that hold tokens, with how many:
+ * a reader that keeps its fragments and never gives them back holds the
+ * binding's buffers, and the NIC runs out of them.
  */
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <net/genetlink.h>
 #include <net/netdev_rx_queue.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
+#include <net/sock_devmem.h>
 #include <uapi/linux/devmem_stats.h>
 
 #include "netdev-genl-gen.h"
@@ -190,6 +196,66 @@ static int devmem_stats_queue_get_dumpit(struct sk_buff *skb,
 				      devmem_stats_queue_dump_one);
 }
 
+struct devmem_stats_sock_dump {
+	struct sk_buff *rsp;
+	struct netlink_callback *cb;
+};
+
+/* One socket into the dump; -EMSGSIZE when the message is full */
+static int devmem_stats_sock_fill(struct sock *sk, u32 tokens, void *arg)
+{
+	struct devmem_stats_sock_dump *d = arg;
+	struct user_namespace *ns = sk_user_ns(NETLINK_CB(d->cb->skb).sk);
+	const struct inet_sock *inet = inet_sk(sk);
+	struct sk_buff *rsp = d->rsp;
+	const void *saddr, *daddr;
+	int alen = 4;
+	bool full;
+	void *hdr;
+
+	saddr = &inet->inet_rcv_saddr;
+	daddr = &inet->inet_daddr;
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6) {
+		saddr = &sk->sk_v6_rcv_saddr;
+		daddr = &sk->sk_v6_daddr;
+		alen = 16;
+	}
+#endif
+	hdr = genlmsg_put(rsp, NETLINK_CB(d->cb->skb).portid,
+			  d->cb->nlh->nlmsg_seq, &devmem_stats_nl_family,
+			  NLM_F_MULTI, DEVMEM_STATS_CMD_SOCK_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	full = nla_put_u64_64bit(rsp, DEVMEM_STATS_A_SOCK_INODE, sock_i_ino(sk),
+				 DEVMEM_STATS_A_SOCK_PAD) ||
+	       nla_put_u32(rsp, DEVMEM_STATS_A_SOCK_UID,
+			   from_kuid_munged(ns, sock_i_uid(sk))) ||
+	       nla_put_u32(rsp, DEVMEM_STATS_A_SOCK_FAMILY, sk->sk_family) ||
+	       nla_put(rsp, DEVMEM_STATS_A_SOCK_SADDR, alen, saddr) ||
+	       nla_put_u16(rsp, DEVMEM_STATS_A_SOCK_SPORT,
+			   ntohs(inet->inet_sport)) ||
+	       nla_put(rsp, DEVMEM_STATS_A_SOCK_DADDR, alen, daddr) ||
+	       nla_put_u16(rsp, DEVMEM_STATS_A_SOCK_DPORT,
+			   ntohs(inet->inet_dport)) ||
+	       nla_put_u32(rsp, DEVMEM_STATS_A_SOCK_TOKENS, tokens);
+	return netdev_nl_msg_end(rsp, hdr, full);
+}
+
+/* Every TCP socket of the caller's namespace that holds tokens; any user
+ * may list them, as /proc/net/tcp lists every socket
+ */
+static int devmem_stats_sock_get_dumpit(struct sk_buff *skb,
+					struct netlink_callback *cb)
+{
+	struct devmem_stats_sock_dump d = { .rsp = skb, .cb = cb };
+	int err;
+
+	err = tcp_devmem_sock_walk(sock_net(skb->sk), cb->args,
+				   devmem_stats_sock_fill, &d);
+	return err ? netdev_nl_dump_ret(skb, err) : skb->len;
+}
+
 static const struct nla_policy devmem_stats_queue_get_policy[DEVMEM_STATS_A_QUEUE_ID + 1] = {
 	[DEVMEM_STATS_A_QUEUE_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
 	[DEVMEM_STATS_A_QUEUE_ID]	= { .type = NLA_U32, },
@@ -202,6 +268,10 @@ static const struct genl_ops devmem_stats_nl_ops[] = {
 		.dumpit		= devmem_stats_queue_get_dumpit,
 		.policy		= devmem_stats_queue_get_policy,
 		.maxattr	= DEVMEM_STATS_A_QUEUE_ID,
+	},
+	{
+		.cmd		= DEVMEM_STATS_CMD_SOCK_GET,
+		.dumpit		= devmem_stats_sock_get_dumpit,
 	},
 };
 

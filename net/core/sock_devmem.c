@@ -22,8 +22,10 @@
  * can return them as a few long ranges.
  *
  * Lifetime: created by the first recvmsg that hands out a fragment,
- * under the socket lock; freed with every token still in it when the
- * socket is closed or destroyed, when no other thread can reach it.
+ * under the socket lock; its tokens given back when the socket is closed
+ * or destroyed, when no other thread can return them, and the store
+ * itself freed after an RCU grace period, as observers that found the
+ * socket in a hash table may still read its count.
  */
 #include <linux/mm.h>
 #include <linux/sched.h>
@@ -64,6 +66,7 @@ struct sk_devmem_tokens {
 	 */
 	u32 dir_size;
 	unsigned long **chunks;
+	struct rcu_head rcu;	/* observers read used after close */
 };
 
 static unsigned long *slot_ptr(struct sk_devmem_tokens *store, u32 slot)
@@ -362,7 +365,32 @@ void sk_devmem_tokens_release(struct sock *sk, bool may_sleep)
 			cond_resched();
 	}
 
-	sk->sk_devmem_tokens = NULL;
+	WRITE_ONCE(sk->sk_devmem_tokens, NULL);
 	kvfree(store->chunks);
-	kfree(store);
+	kfree_rcu(store, rcu);
+}
+
+/**
+ * sk_devmem_tokens_held() - how many tokens user space holds on a socket
+ * @sk: the socket, kept allocated by the caller (a reference, or the lock
+ *	of the hash bucket it is in)
+ *
+ * For observers: the devmem-stats family's socket dump. The socket's owner
+ * may take or give back tokens, or close it, meanwhile: the store is
+ * freed after a grace period, so the count is read safely, and may be
+ * out of date at once.
+ *
+ * Return: the tokens held, 0 for a socket that never got one.
+ */
+u32 sk_devmem_tokens_held(const struct sock *sk)
+{
+	const struct sk_devmem_tokens *store;
+	u32 used = 0;
+
+	rcu_read_lock();
+	store = READ_ONCE(sk->sk_devmem_tokens);
+	if (store)
+		used = READ_ONCE(store->used);
+	rcu_read_unlock();
+	return used;
 }

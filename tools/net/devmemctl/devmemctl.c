@@ -4,6 +4,7 @@
  * receive, check why a flow's payload would land in host memory, and show
  * the live state. See help() and Documentation/networking/devmem.rst.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <linux/ethtool_netlink.h>
 
 #include "devmemctl.h"
@@ -42,7 +44,8 @@ static void help(FILE *out)
 		"         --zcrx-area: an io_uring zcrx area of host memory of that size,\n"
 		"         registered by process PID (default: devmemctl itself): its\n"
 		"         RLIMIT_MEMLOCK\n"
-		"show     bindings, queues, page pools and steering\n"
+		"show     bindings, queues, page pools and steering; the sockets of\n"
+		"         this namespace that hold tokens, how many, and their process\n"
 		"set      header split and its threshold (ethtool -G of Debian 12\n"
 		"         knows neither)\n"
 		"\n"
@@ -190,6 +193,93 @@ static int show_one(struct devmem_nl *nl, const char *ifname)
 	return 0;
 }
 
+/* "PID (COMM)" of the process whose comm file is @path */
+static void comm_of(const char *path, const char *pid, char *buf, size_t len)
+{
+	char comm[32] = "?";
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = 0;
+		fclose(f);
+	}
+	snprintf(buf, len, "pid %.12s (%.16s)", pid, comm);
+}
+
+/* The process that has socket inode @ino open: its pid and comm in @buf */
+static void socket_owner(uint64_t ino, char *buf, size_t len)
+{
+	char want[40], link[64], path[PATH_MAX];
+	struct dirent *p, *f;
+	DIR *proc, *fds;
+	ssize_t n;
+
+	snprintf(buf, len, "no process");
+	snprintf(want, sizeof(want), "socket:[%llu]", (unsigned long long)ino);
+	proc = opendir("/proc");
+	if (!proc)
+		return;
+	while ((p = readdir(proc))) {
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
+		fds = opendir(path);
+		if (!fds)
+			continue;
+		while ((f = readdir(fds))) {
+			snprintf(path, sizeof(path), "/proc/%s/fd/%s",
+				 p->d_name, f->d_name);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n <= 0)
+				continue;
+			link[n] = 0;
+			if (strcmp(link, want))
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/comm",
+				 p->d_name);
+			comm_of(path, p->d_name, buf, len);
+			closedir(fds);
+			closedir(proc);
+			return;
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+}
+
+/* Every TCP socket of this namespace that holds tokens, and how many */
+static void show_socks(struct devmem_nl *nl)
+{
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], owner[64];
+	struct devmem_sock_tokens st[256];
+	int i, n;
+
+	n = devmem_sock_tokens_dump(nl, st, 256);
+	if (n < 0) {
+		printf("sockets holding tokens: not listed by this kernel (%s)\n",
+		       strerror(-n));
+		return;
+	}
+	if (!n)
+		return;
+	printf("sockets holding tokens (this namespace):\n");
+	for (i = 0; i < n && i < 256; i++) {
+		inet_ntop(st[i].family, st[i].saddr, src, sizeof(src));
+		inet_ntop(st[i].family, st[i].daddr, dst, sizeof(dst));
+		socket_owner(st[i].inode, owner, sizeof(owner));
+		printf("  %s%s%s:%u <- %s%s%s:%u: %u tokens (socket %llu, %s, uid %u)\n",
+		       st[i].family == AF_INET6 ? "[" : "", src,
+		       st[i].family == AF_INET6 ? "]" : "", st[i].sport,
+		       st[i].family == AF_INET6 ? "[" : "", dst,
+		       st[i].family == AF_INET6 ? "]" : "", st[i].dport,
+		       st[i].tokens, (unsigned long long)st[i].inode, owner,
+		       st[i].uid);
+	}
+	if (n > 256)
+		printf("  ... and %d more\n", n - 256);
+}
+
 static int show_all(struct devmem_nl *nl)
 {
 	struct if_nameindex *ifs, *i;
@@ -208,6 +298,7 @@ static int show_all(struct devmem_nl *nl)
 		ret |= show_one(nl, i->if_name);
 	}
 	if_freenameindex(ifs);
+	show_socks(nl);
 	return ret;
 }
 
@@ -595,7 +686,13 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "check")) {
 		ret = do_check(&nl, &req);
 	} else if (!strcmp(cmd, "show")) {
-		ret = req.ifname ? show_one(&nl, req.ifname) : show_all(&nl);
+		if (req.ifname) {
+			ret = show_one(&nl, req.ifname);
+			if (!ret)
+				show_socks(&nl);
+		} else {
+			ret = show_all(&nl);
+		}
 	} else {
 		fprintf(stderr, "devmemctl: unknown command \"%s\"\n", cmd);
 		help(stderr);

@@ -20,7 +20,7 @@ HOLD=
 export DEVMEMCTL_STATE_DIR=$TMP/state
 trap '[ -n "$HOLD" ] && kill $HOLD 2>/dev/null; hdsim_cleanup; rm -rf "$TMP"' EXIT
 
-PLAN=29
+PLAN=30
 ktap_plan $PLAN
 skip_all()
 {
@@ -229,6 +229,64 @@ host_copies_case()
 }
 ktap_check "show: 1 MiB a devmem reader got in host memory, on its queue" \
 	host_copies_case
+
+# A reader that keeps its fragments: a queue bound by ncdevmem (hold), a
+# flow steered to it, read by a Python reader with MSG_SOCK_DEVMEM that
+# counts its SCM_DEVMEM_DMABUF cmsgs and gives no token back: show lists
+# its socket with exactly that many tokens and its process; closed, none
+tokens_case()
+{
+	local loc pid rc=1 p=$((PORT + 6)) held
+
+	hold || return 1
+	ethtool -X "$IF" equal $LAST && ethtool -K "$IF" ntuple on || return 1
+	loc=$(ethtool -N "$IF" flow-type tcp4 dst-port $p action $LAST |
+	      sed -n 's/^Added rule with ID //p')
+	: > "$TMP/tk.out"
+	python3 - "$p" > "$TMP/tk.out" 2>&1 <<-'EOF' &
+		import socket, sys, time
+		MSG_SOCK_DEVMEM, SCM_DEVMEM_DMABUF = 0x2000000, 79
+		s = socket.socket()
+		s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+		s.bind(("192.0.2.1", int(sys.argv[1])))
+		s.listen(1)
+		print("listening", flush=True)
+		c, _ = s.accept()
+		got = frags = 0
+		while got < 65536:
+		    data, anc, _, _ = c.recvmsg(65536, 65536, MSG_SOCK_DEVMEM)
+		    if not data:
+		        break
+		    got += len(data)
+		    frags += sum(1 for lvl, typ, _ in anc
+		                 if lvl == socket.SOL_SOCKET and typ == SCM_DEVMEM_DMABUF)
+		print("held", frags, got, flush=True)
+		time.sleep(60)
+	EOF
+	pid=$!
+	if wait_line "$TMP/tk.out" "^listening"; then
+		head -c 65536 /dev/zero |
+			ip netns exec "$NS" socat -u STDIN TCP:192.0.2.1:$p
+		wait_line "$TMP/tk.out" "^held [1-9][0-9]* 65536$" &&
+		held=$(sed -n 's/^held \([0-9]*\) .*/\1/p' "$TMP/tk.out") &&
+		./devmemctl show "$IF" > "$TMP/show" &&
+		grep -q "^  192.0.2.1:$p <- 192.0.2.2:[0-9]*: $held tokens (socket [0-9]*, pid $pid (python3), uid 0)$" \
+			"$TMP/show" && rc=0
+		[ $rc = 0 ] && echo "# a reader holding $held tokens listed"
+		[ $rc = 0 ] || sed 's/^/#   /' "$TMP/show" "$TMP/tk.out" >&2
+	fi
+	kill $pid
+	wait $pid 2> /dev/null
+	# its socket closed: the tokens given back, no socket listed
+	./devmemctl show "$IF" | grep -q "^sockets holding tokens" && rc=1
+	ethtool -N "$IF" delete "$loc"
+	ethtool -K "$IF" ntuple off
+	ethtool -X "$IF" default
+	unhold
+	return $rc
+}
+ktap_check "show: a reader's socket with the tokens it holds, its process" \
+	tokens_case
 
 ktap_check "check names a bound queue in the default RSS context (the binding's queues)" \
 	eval 'hold && ctl 1 out check "$IF" && names out rss-default &&

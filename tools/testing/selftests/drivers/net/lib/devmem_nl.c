@@ -728,6 +728,79 @@ int devmem_host_stats_dump(struct devmem_nl *nl, uint32_t ifindex,
 	return ret ? ret : ctx.n;
 }
 
+struct sock_tokens_ctx {
+	struct devmem_sock_tokens *st;
+	int max;
+	int n;
+};
+
+static int sock_tokens_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct devmem_sock_tokens *st = data;
+	uint16_t len = mnl_attr_get_payload_len(attr);
+
+	switch (mnl_attr_get_type(attr)) {
+	case DEVMEM_STATS_A_SOCK_INODE:
+		st->inode = mnl_attr_get_u64(attr);
+		break;
+	case DEVMEM_STATS_A_SOCK_UID:
+		st->uid = mnl_attr_get_u32(attr);
+		break;
+	case DEVMEM_STATS_A_SOCK_FAMILY:
+		st->family = mnl_attr_get_u32(attr);
+		break;
+	case DEVMEM_STATS_A_SOCK_SADDR:
+		memcpy(st->saddr, mnl_attr_get_payload(attr),
+		       len < 16 ? len : 16);
+		break;
+	case DEVMEM_STATS_A_SOCK_DADDR:
+		memcpy(st->daddr, mnl_attr_get_payload(attr),
+		       len < 16 ? len : 16);
+		break;
+	case DEVMEM_STATS_A_SOCK_SPORT:
+		st->sport = mnl_attr_get_u16(attr);
+		break;
+	case DEVMEM_STATS_A_SOCK_DPORT:
+		st->dport = mnl_attr_get_u16(attr);
+		break;
+	case DEVMEM_STATS_A_SOCK_TOKENS:
+		st->tokens = mnl_attr_get_u32(attr);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int sock_tokens_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct sock_tokens_ctx *ctx = data;
+	struct devmem_sock_tokens one = {};
+
+	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), sock_tokens_attr_cb,
+		       &one);
+	if (ctx->n < ctx->max)
+		ctx->st[ctx->n] = one;
+	ctx->n++;
+	return MNL_CB_OK;
+}
+
+int devmem_sock_tokens_dump(struct devmem_nl *nl,
+			    struct devmem_sock_tokens *st, int max)
+{
+	struct sock_tokens_ctx ctx = { .st = st, .max = max };
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	int ret;
+
+	if (!nl->stats_family &&
+	    devmem_nl_family(nl, DEVMEM_STATS_FAMILY_NAME, &nl->stats_family,
+			     NULL, NULL, 0) < 0)
+		return -ENOENT;
+	nlh = genl_start(nl, buf, nl->stats_family, DEVMEM_STATS_CMD_SOCK_GET,
+			 NLM_F_DUMP);
+	ret = transact(nl, nlh, sock_tokens_cb, &ctx);
+	return ret ? ret : ctx.n;
+}
+
 int ethtool_get_hds(struct devmem_nl *nl, uint32_t ifindex, int *hds)
 {
 	int want[2] = { ETHTOOL_A_RINGS_TCP_DATA_SPLIT, 0 };

@@ -155,6 +155,20 @@ int devmem_host_stats_get_raw(struct devmem_nl *nl, unsigned int attrs,
 int devmem_host_stats_dump(struct devmem_nl *nl, uint32_t ifindex,
 			   struct devmem_host_stats *st, int max);
 
+/* sock-get: a TCP socket of this namespace that holds tokens */
+struct devmem_sock_tokens {
+	uint64_t inode;
+	uint32_t uid;
+	uint32_t family;		/* AF_INET, AF_INET6 */
+	uint8_t saddr[16], daddr[16];	/* 4 or 16 bytes, network order */
+	uint16_t sport, dport;		/* host order */
+	uint32_t tokens;
+};
+
+/* A dump of them into @st: how many (maybe more than @max), or -errno */
+int devmem_sock_tokens_dump(struct devmem_nl *nl,
+			    struct devmem_sock_tokens *st, int max);
+
 int ethtool_get_hds(struct devmem_nl *nl, uint32_t ifindex, int *hds);
 int ethtool_set_hds(struct devmem_nl *nl, uint32_t ifindex, bool on);
 /* ETHTOOL_TCP_DATA_SPLIT_*: UNKNOWN asks for the driver's default rule */
