@@ -15,7 +15,7 @@ struct net;
 struct sock;
 
 /* Called for each socket that holds tokens, with a reference on it: 0 to
- * go on, else the walk stops there (see tcp_devmem_sock_walk())
+ * go on, else the walk stops there (see sk_devmem_sock_walk())
  */
 typedef int (*sk_devmem_walk_fn)(struct sock *sk, u32 tokens, void *arg);
 
@@ -26,7 +26,8 @@ void sk_devmem_tokens_commit(struct sock *sk, const u32 *tokens,
 int sk_devmem_tokens_free(struct sock *sk, const struct dmabuf_token *ranges,
 			  unsigned int num);
 void sk_devmem_tokens_release(struct sock *sk, bool may_sleep);
-u32 sk_devmem_tokens_held(const struct sock *sk);
+int sk_devmem_sock_walk(struct net *net, u32 *pos, sk_devmem_walk_fn fn,
+			void *arg);
 #else
 static inline int sk_devmem_tokens_free(struct sock *sk,
 					const struct dmabuf_token *ranges,
@@ -37,17 +38,6 @@ static inline int sk_devmem_tokens_free(struct sock *sk,
 
 static inline void sk_devmem_tokens_release(struct sock *sk, bool may_sleep)
 {
-}
-#endif
-
-#if IS_ENABLED(CONFIG_NET_DEVMEM) && IS_ENABLED(CONFIG_INET)
-int tcp_devmem_sock_walk(struct net *net, long *pos, sk_devmem_walk_fn fn,
-			 void *arg);
-#else
-static inline int tcp_devmem_sock_walk(struct net *net, long *pos,
-				       sk_devmem_walk_fn fn, void *arg)
-{
-	return 0;
 }
 #endif
 

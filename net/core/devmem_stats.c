@@ -23,7 +23,7 @@
 #include <linux/rtnetlink.h>
 #include <net/genetlink.h>
 #include <net/netdev_rx_queue.h>
-#include <net/ipv6.h>
+#include <net/inet_sock.h>
 #include <net/sock.h>
 #include <net/sock_devmem.h>
 #include <uapi/linux/devmem_stats.h>
@@ -243,16 +243,20 @@ static int devmem_stats_sock_fill(struct sock *sk, u32 tokens, void *arg)
 }
 
 /* Every TCP socket of the caller's namespace that holds tokens; any user
- * may list them, as /proc/net/tcp lists every socket
+ * may list them, as /proc/net/tcp lists every socket. The family's
+ * reject-all policy refuses a request with attributes (EINVAL).
  */
 static int devmem_stats_sock_get_dumpit(struct sk_buff *skb,
 					struct netlink_callback *cb)
 {
 	struct devmem_stats_sock_dump d = { .rsp = skb, .cb = cb };
+	/* where the dump goes on from: the last socket's id */
+	u32 pos = cb->args[0];
 	int err;
 
-	err = tcp_devmem_sock_walk(sock_net(skb->sk), cb->args,
-				   devmem_stats_sock_fill, &d);
+	err = sk_devmem_sock_walk(sock_net(skb->sk), &pos,
+				  devmem_stats_sock_fill, &d);
+	cb->args[0] = pos;
 	return err ? netdev_nl_dump_ret(skb, err) : skb->len;
 }
 

@@ -22,16 +22,16 @@
  * can return them as a few long ranges.
  *
  * Lifetime: created by the first recvmsg that hands out a fragment,
- * under the socket lock; its tokens given back when the socket is closed
- * or destroyed, when no other thread can return them, and the store
- * itself freed after an RCU grace period, as observers that found the
- * socket in a hash table may still read its count.
+ * under the socket lock, and entered in a registry that observers walk;
+ * taken out of it, then freed with every token still in it, when the
+ * socket is closed or destroyed, when no other thread can return them.
  */
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uio.h>
+#include <linux/xarray.h>
 #include <net/netmem.h>
 #include <net/page_pool.h>
 #include <net/sock.h>
@@ -66,8 +66,21 @@ struct sk_devmem_tokens {
 	 */
 	u32 dir_size;
 	unsigned long **chunks;
-	struct rcu_head rcu;	/* observers read used after close */
+	/* in sk_devmem_stores, by id, while the socket holds it */
+	struct sock *sk;
+	u32 id;
 };
+
+/* Every store, for observers (devmem-stats sock-get): a socket whose
+ * connection was reset or timed out is in no hash table any more, but
+ * holds its tokens until it is closed. Ids are handed out in turn, so
+ * that a dump goes on from the last one it reported.
+ */
+static DEFINE_XARRAY_FLAGS(sk_devmem_stores, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+static u32 sk_devmem_stores_next;
+
+/* Sockets handed to a walk's callback at a time */
+#define SK_DEVMEM_WALK_BATCH	16
 
 static unsigned long *slot_ptr(struct sk_devmem_tokens *store, u32 slot)
 {
@@ -103,6 +116,13 @@ static struct sk_devmem_tokens *sk_devmem_tokens_get(struct sock *sk)
 		return NULL;
 	spin_lock_init(&store->lock);
 	store->free_head = SLOT_END;
+	store->sk = sk;
+	if (xa_alloc_cyclic_bh(&sk_devmem_stores, &store->id, store,
+			       xa_limit_32b, &sk_devmem_stores_next,
+			       GFP_KERNEL_ACCOUNT) < 0) {
+		kfree(store);
+		return NULL;
+	}
 	/* DONTNEED reads the pointer without the socket lock */
 	smp_store_release(&sk->sk_devmem_tokens, store);
 	return store;
@@ -352,6 +372,10 @@ void sk_devmem_tokens_release(struct sock *sk, bool may_sleep)
 	if (!store)
 		return;
 
+	/* out of observers' sight first: a walk reads the store only with
+	 * the registry locked
+	 */
+	xa_erase_bh(&sk_devmem_stores, store->id);
 	trace_devmem_tokens_release(sk, store->used);
 	for (c = 0; c < store->size / SLOTS_PER_CHUNK; c++) {
 		for (i = 0; i < SLOTS_PER_CHUNK; i++) {
@@ -367,30 +391,75 @@ void sk_devmem_tokens_release(struct sock *sk, bool may_sleep)
 
 	WRITE_ONCE(sk->sk_devmem_tokens, NULL);
 	kvfree(store->chunks);
-	kfree_rcu(store, rcu);
+	kfree(store);
+}
+
+/* Up to SK_DEVMEM_WALK_BATCH sockets of @net after id @after that hold
+ * tokens, each with a reference, their counts and ids
+ */
+static int sk_devmem_stores_take(struct net *net, u32 after,
+				 struct sock **sks, u32 *tokens, u32 *ids)
+{
+	struct sk_devmem_tokens *store;
+	unsigned long id;
+	int n = 0;
+	u32 used;
+
+	if (after == U32_MAX)
+		return 0;
+	xa_lock_bh(&sk_devmem_stores);
+	xa_for_each_start(&sk_devmem_stores, id, store, after + 1) {
+		used = READ_ONCE(store->used);
+		if (!used || !net_eq(sock_net(store->sk), net) ||
+		    !refcount_inc_not_zero(&store->sk->sk_refcnt))
+			continue;
+		sks[n] = store->sk;
+		tokens[n] = used;
+		ids[n] = id;
+		if (++n == SK_DEVMEM_WALK_BATCH)
+			break;
+	}
+	xa_unlock_bh(&sk_devmem_stores);
+	return n;
 }
 
 /**
- * sk_devmem_tokens_held() - how many tokens user space holds on a socket
- * @sk: the socket, kept allocated by the caller (a reference, or the lock
- *	of the hash bucket it is in)
+ * sk_devmem_sock_walk() - the sockets of a namespace that hold tokens
+ * @net: the namespace
+ * @pos: the id of the last socket walked, 0 to start; advanced
+ * @fn: called for each socket, with a reference on it and no lock held,
+ *	with the tokens it held when found
+ * @arg: for @fn
  *
- * For observers: the devmem-stats family's socket dump. The socket's owner
- * may take or give back tokens, or close it, meanwhile: the store is
- * freed after a grace period, so the count is read safely, and may be
- * out of date at once.
+ * Every socket with a token store is in a registry until it gives its
+ * tokens back, connected or not; the registry is locked only while a
+ * batch of sockets is picked and referenced. A walk that stops and goes
+ * on (a netlink dump) sees the sockets that came meanwhile, and misses
+ * those that went, as any dump.
  *
- * Return: the tokens held, 0 for a socket that never got one.
+ * Context: process; sleeps between batches.
+ * Return: 0 at the end, or the first nonzero value @fn returned; that
+ * socket is walked again when the walk goes on from @pos.
  */
-u32 sk_devmem_tokens_held(const struct sock *sk)
+int sk_devmem_sock_walk(struct net *net, u32 *pos, sk_devmem_walk_fn fn,
+			void *arg)
 {
-	const struct sk_devmem_tokens *store;
-	u32 used = 0;
+	struct sock *sks[SK_DEVMEM_WALK_BATCH];
+	u32 tokens[SK_DEVMEM_WALK_BATCH];
+	u32 ids[SK_DEVMEM_WALK_BATCH];
+	int n, i, err = 0;
 
-	rcu_read_lock();
-	store = READ_ONCE(sk->sk_devmem_tokens);
-	if (store)
-		used = READ_ONCE(store->used);
-	rcu_read_unlock();
-	return used;
+	might_sleep();
+	do {
+		n = sk_devmem_stores_take(net, *pos, sks, tokens, ids);
+		for (i = 0; i < n; i++) {
+			if (!err)
+				err = fn(sks[i], tokens[i], arg);
+			if (!err)
+				*pos = ids[i];
+			sock_put(sks[i]);
+		}
+		cond_resched();
+	} while (!err && n == SK_DEVMEM_WALK_BATCH);
+	return err;
 }

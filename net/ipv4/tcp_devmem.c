@@ -7,14 +7,12 @@
  * token (net/core/sock_devmem.c); adjacent fragments of one net_iov (a
  * device packing segments into large buffers) go out as one. Payload the
  * device left in the linear part is copied and reported in an
- * SCM_DEVMEM_LINEAR cmsg. For observers, the sockets that hold tokens
- * are found in the established hash (tcp_devmem_sock_walk()).
+ * SCM_DEVMEM_LINEAR cmsg.
  */
 #include <linux/skbuff.h>
 #include <linux/socket.h>
 #include <linux/uio.h>
 #include <net/compat.h>
-#include <net/inet_hashtables.h>
 #include <net/netdev_rx_queue.h>
 #include <net/netmem.h>
 #include <net/sock.h>
@@ -272,86 +270,4 @@ void tcp_devmem_host_copied(const struct sock *sk, const struct sk_buff *skb,
 	if (!(flags & MSG_PEEK))
 		netif_rxq_host_payload(sk, skb, NETIF_RXQ_HOST_DEVMEM, bytes,
 				       1);
-}
-
-/* Sockets of one bucket handed to the walk's callback at a time */
-#define TCP_DEVMEM_WALK_BATCH	16
-
-/* Up to TCP_DEVMEM_WALK_BATCH sockets of @net in ehash bucket @bucket that
- * hold tokens, past the first @skip of them, each with a reference.
- */
-static int tcp_devmem_bucket_take(struct inet_hashinfo *hinfo,
-				  unsigned int bucket, struct net *net,
-				  long skip, struct sock **sks, u32 *tokens)
-{
-	struct inet_ehash_bucket *head = &hinfo->ehash[bucket];
-	struct hlist_nulls_node *node;
-	long seen = 0;
-	struct sock *sk;
-	int n = 0;
-	u32 held;
-
-	if (hlist_nulls_empty(&head->chain))
-		return 0;
-	spin_lock_bh(inet_ehash_lockp(hinfo, bucket));
-	sk_nulls_for_each(sk, node, &head->chain) {
-		/* time-wait and request sockets hold no tokens */
-		if (!sk_fullsock(sk) || !net_eq(sock_net(sk), net))
-			continue;
-		held = sk_devmem_tokens_held(sk);
-		if (!held || seen++ < skip)
-			continue;
-		if (n == TCP_DEVMEM_WALK_BATCH)
-			break;
-		/* one being freed is skipped */
-		if (!refcount_inc_not_zero(&sk->sk_refcnt))
-			continue;
-		sks[n] = sk;
-		tokens[n++] = held;
-	}
-	spin_unlock_bh(inet_ehash_lockp(hinfo, bucket));
-	return n;
-}
-
-/**
- * tcp_devmem_sock_walk() - the TCP sockets of a namespace that hold tokens
- * @net: the namespace
- * @pos: where to go on from: the ehash bucket in pos[0], the sockets with
- *	tokens in it already walked in pos[1]; both start at 0
- * @fn: called for each socket, with a reference on it and no lock held,
- *	with the tokens it held when found
- * @arg: for @fn
- *
- * A socket holds tokens only while connected, so the established hash
- * has them all. Sockets come and go during a walk that stops and goes on
- * (a netlink dump): one may be missed or seen twice, as in any dump.
- *
- * Return: 0 at the end of the table, or the first nonzero value @fn
- * returned; that socket is walked again when the walk goes on from @pos.
- */
-int tcp_devmem_sock_walk(struct net *net, long *pos, sk_devmem_walk_fn fn,
-			 void *arg)
-{
-	struct inet_hashinfo *hinfo = net->ipv4.tcp_death_row.hashinfo;
-	struct sock *sks[TCP_DEVMEM_WALK_BATCH];
-	u32 tokens[TCP_DEVMEM_WALK_BATCH];
-	int n, i, err = 0;
-
-	for (; pos[0] <= hinfo->ehash_mask; pos[0]++, pos[1] = 0) {
-		do {
-			n = tcp_devmem_bucket_take(hinfo, pos[0], net, pos[1],
-						   sks, tokens);
-			for (i = 0; i < n; i++) {
-				if (!err)
-					err = fn(sks[i], tokens[i], arg);
-				if (!err)
-					pos[1]++;
-				sock_put(sks[i]);
-			}
-			if (err)
-				return err;
-			cond_resched();
-		} while (n == TCP_DEVMEM_WALK_BATCH);
-	}
-	return 0;
 }

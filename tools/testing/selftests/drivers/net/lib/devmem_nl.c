@@ -786,6 +786,13 @@ static int sock_tokens_cb(const struct nlmsghdr *nlh, void *data)
 int devmem_sock_tokens_dump(struct devmem_nl *nl,
 			    struct devmem_sock_tokens *st, int max)
 {
+	return devmem_sock_tokens_dump_raw(nl, st, max, 0);
+}
+
+int devmem_sock_tokens_dump_raw(struct devmem_nl *nl,
+				struct devmem_sock_tokens *st, int max,
+				uint16_t attr)
+{
 	struct sock_tokens_ctx ctx = { .st = st, .max = max };
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh;
@@ -797,6 +804,8 @@ int devmem_sock_tokens_dump(struct devmem_nl *nl,
 		return -ENOENT;
 	nlh = genl_start(nl, buf, nl->stats_family, DEVMEM_STATS_CMD_SOCK_GET,
 			 NLM_F_DUMP);
+	if (attr)
+		mnl_attr_put_u32(nlh, attr, 0);
 	ret = transact(nl, nlh, sock_tokens_cb, &ctx);
 	return ret ? ret : ctx.n;
 }

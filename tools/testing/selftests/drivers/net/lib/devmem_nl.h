@@ -168,6 +168,10 @@ struct devmem_sock_tokens {
 /* A dump of them into @st: how many (maybe more than @max), or -errno */
 int devmem_sock_tokens_dump(struct devmem_nl *nl,
 			    struct devmem_sock_tokens *st, int max);
+/* The same with a u32 attribute @attr (0: none) in the request */
+int devmem_sock_tokens_dump_raw(struct devmem_nl *nl,
+				struct devmem_sock_tokens *st, int max,
+				uint16_t attr);
 
 int ethtool_get_hds(struct devmem_nl *nl, uint32_t ifindex, int *hds);
 int ethtool_set_hds(struct devmem_nl *nl, uint32_t ifindex, bool on);
