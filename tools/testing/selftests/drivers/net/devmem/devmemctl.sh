@@ -20,7 +20,7 @@ HOLD=
 export DEVMEMCTL_STATE_DIR=$TMP/state
 trap '[ -n "$HOLD" ] && kill $HOLD 2>/dev/null; hdsim_cleanup; rm -rf "$TMP"' EXIT
 
-PLAN=30
+PLAN=31
 ktap_plan $PLAN
 skip_all()
 {
@@ -160,6 +160,34 @@ owner_case()
 }
 ktap_check "check --owner names hdsim as no PCI function; bad owners refused" \
 	owner_case
+
+# The last three reasons, made for real: no device-memory queue (nothing
+# asked, prepared or bound), a driver without header split (veth), a
+# flow that a rule drops (the rule's own fix is to delete it)
+rest_case()
+{
+	local loc rc=1 p=$((PORT + 7))
+
+	ctl 1 out check "$IF" && names out no-queues || return 1
+	ip link add dmctl-v0 type veth peer name dmctl-v1 || return 1
+	ctl 1 out check dmctl-v0 --queues 1 && names out hds-unsupported &&
+		rc=0
+	ip link del dmctl-v0
+	[ $rc = 0 ] || return 1
+	ethtool -K "$IF" ntuple on || return 1
+	loc=$(ethtool -N "$IF" flow-type tcp4 dst-port $p action -1 |
+	      sed -n 's/^Added rule with ID //p')
+	[ -n "$loc" ] &&
+		ctl 1 out check "$IF" --queues 1 --flow "tcp4 dst-port $p" &&
+		names out flow-dropped &&
+		grep -q "rule $loc" "$TMP/out" || rc=1
+	[ -n "$loc" ] && ethtool -N "$IF" delete "$loc"
+	ethtool -K "$IF" ntuple off
+	same "$TMP/fresh" "the last three reasons" || rc=1
+	return $rc
+}
+ktap_check "check names no device-memory queue, no header split (veth), a dropping rule" \
+	rest_case
 
 ktap_check "check names header split off, with its fix" \
 	eval 'ctl 1 out check "$IF" --queues 1 && names out hds-off &&
