@@ -210,22 +210,6 @@ TEST_F(p2pbuf, mmap_is_the_memory_and_sync_brackets_it)
 	close(fb);
 }
 
-/* The PCI address of the first p2pbuf device, in @bdf (32 bytes) */
-static int p2pbuf_bdf(char *bdf)
-{
-	char real[PATH_MAX];
-	glob_t g;
-	int err;
-
-	if (glob("/sys/class/misc/p2pbuf[0-9]*/device", 0, NULL, &g))
-		return -ENODEV;
-	err = realpath(g.gl_pathv[0], real) ? 0 : -errno;
-	globfree(&g);
-	if (!err)
-		snprintf(bdf, 32, "%s", strrchr(real, '/') + 1);
-	return err;
-}
-
 /* A network interface below the same PCIe switch as @bdf, or 0 */
 static int nic_under_switch(const char *bdf)
 {
@@ -259,6 +243,36 @@ static int nic_under_switch(const char *bdf)
 	return ifindex;
 }
 
+/*
+ * The PCI address, in @bdf (32 bytes), of a p2pbuf device with a network
+ * interface below its PCIe switch (the first p2pbuf device if none has
+ * one): the VM's layout has a second BAR beside a port below a root port,
+ * and which of the two is /dev/p2pbuf0 depends on the order they probed
+ * in.
+ */
+static int p2pbuf_bdf(char *bdf)
+{
+	char real[PATH_MAX];
+	int err = -ENODEV;
+	size_t i;
+	glob_t g;
+
+	if (glob("/sys/class/misc/p2pbuf[0-9]*/device", 0, NULL, &g))
+		return -ENODEV;
+	for (i = 0; i < g.gl_pathc; i++) {
+		if (!realpath(g.gl_pathv[i], real))
+			continue;
+		snprintf(bdf, 32, "%s", strrchr(real, '/') + 1);
+		err = 0;
+		if (nic_under_switch(bdf))
+			break;
+	}
+	if (i == g.gl_pathc && !err && realpath(g.gl_pathv[0], real))
+		snprintf(bdf, 32, "%s", strrchr(real, '/') + 1);
+	globfree(&g);
+	return err;
+}
+
 static int write_sysfs(const char *path, const char *val)
 {
 	int fd = open(path, O_WRONLY), ret;
@@ -270,11 +284,33 @@ static int write_sysfs(const char *path, const char *val)
 	return ret;
 }
 
-static bool p2pbuf_present(void)
+/* The /dev/p2pbufN of the PCI function @bdf, opened: fd or -1 */
+static int p2pbuf_open_bdf(const char *bdf)
 {
+	char path[300];
 	glob_t g;
-	bool ret = !glob("/dev/p2pbuf[0-9]*", 0, NULL, &g);
+	int fd;
 
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/misc/p2pbuf*",
+		 bdf);
+	if (glob(path, 0, NULL, &g))
+		return -1;
+	snprintf(path, sizeof(path), "/dev/%s", strrchr(g.gl_pathv[0], '/') + 1);
+	globfree(&g);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	return fd;
+}
+
+/* Whether the PCI function @bdf has its /dev/p2pbufN */
+static bool p2pbuf_present(const char *bdf)
+{
+	char path[300];
+	glob_t g;
+	bool ret;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/misc/p2pbuf*",
+		 bdf);
+	ret = !glob(path, 0, NULL, &g);
 	if (ret)
 		globfree(&g);
 	return ret;
@@ -288,7 +324,7 @@ static bool p2pbuf_present(void)
 TEST_F(p2pbuf, removal_waits_for_dmabufs_and_refuses_what_is_new)
 {
 	struct devmem_nl nl;
-	int fd, ifindex, status, i;
+	int dev, fd, ifindex, status, i;
 	char bdf[32], path[300];
 	unsigned char *map;
 	pid_t child;
@@ -304,7 +340,10 @@ TEST_F(p2pbuf, removal_waits_for_dmabufs_and_refuses_what_is_new)
 	ASSERT_EQ(0, devmem_nl_open(&nl));
 	ASSERT_EQ(0, ethtool_set_hds(&nl, ifindex, true));
 
-	fd = p2pbuf_create(self->dev, 1 << 20, 0, 0);
+	/* that device's node: its dmabuf holds its removal back */
+	dev = p2pbuf_open_bdf(bdf);
+	ASSERT_LE(0, dev);
+	fd = p2pbuf_create(dev, 1 << 20, 0, 0);
 	ASSERT_LE(0, fd);
 	map = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, map);
@@ -318,11 +357,11 @@ TEST_F(p2pbuf, removal_waits_for_dmabufs_and_refuses_what_is_new)
 		close(fd);
 		_exit(write_sysfs(path, "1") ? 1 : 0);
 	}
-	for (i = 0; i < 50 && p2pbuf_present(); i++)
+	for (i = 0; i < 50 && p2pbuf_present(bdf); i++)
 		usleep(100000);
-	EXPECT_FALSE(p2pbuf_present());
+	EXPECT_FALSE(p2pbuf_present(bdf));
 
-	EXPECT_EQ(-ENODEV, p2pbuf_create(self->dev, 4096, 0, 0));
+	EXPECT_EQ(-ENODEV, p2pbuf_create(dev, 4096, 0, 0));
 	EXPECT_EQ(-ENODEV, devmem_bind_rx_range(&nl, ifindex, fd, 0, 1, &id));
 	map[0] = 0xa5;
 	EXPECT_EQ(0xa5, map[0]);
@@ -330,15 +369,16 @@ TEST_F(p2pbuf, removal_waits_for_dmabufs_and_refuses_what_is_new)
 
 	munmap(map, 1 << 20);
 	close(fd);
+	close(dev);
 	for (i = 0; i < 100 && !waitpid(child, &status, WNOHANG); i++)
 		usleep(100000);
 	ASSERT_LT(i, 100);
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 
 	ASSERT_EQ(0, write_sysfs("/sys/bus/pci/rescan", "1"));
-	for (i = 0; i < 50 && !p2pbuf_present(); i++)
+	for (i = 0; i < 50 && !p2pbuf_present(bdf); i++)
 		usleep(100000);
-	EXPECT_TRUE(p2pbuf_present());
+	EXPECT_TRUE(p2pbuf_present(bdf));
 	devmem_nl_close(&nl);
 }
 

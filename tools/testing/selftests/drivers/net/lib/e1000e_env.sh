@@ -164,17 +164,35 @@ e1000e_cleanup()
 
 e1000e_p2p_ports()
 {
-	local p2p_path path p
+	local p2p_path path nic p d
 
-	P2PDEV=$(ls /dev/p2pbuf* 2>/dev/null | head -n 1)
-	if [ -z "$P2PDEV" ]; then
+	if ! ls /dev/p2pbuf* > /dev/null 2>&1; then
 		E1000E_WHY="no /dev/p2pbuf* (CONFIG_DMABUF_P2PBUF and ivshmem-plain: VM_P2P=1)"
 		return 1
 	fi
-	P2P=$(basename "$(readlink "/sys/class/misc/${P2PDEV#/dev/}/device")")
-	# /sys/devices/pci0000:00/<root port>/<switch upstream port>/...
+	NEAR= FAR= SENDER= MF_PORT= MF_P2PDEV= MF_P2P= P2PDEV= P2P=
+	# the BAR below the switch: the one an e1000e port shares its path
+	# with (/sys/devices/pci0000:00/<root port>/<switch upstream port>/...);
+	# which BAR is /dev/p2pbuf0 depends on the order they probed in
+	for d in /dev/p2pbuf*; do
+		path=$(readlink -f "/sys/class/misc/${d#/dev/}/device")
+		p2p_path=$(echo "$path" | cut -d/ -f5,6)
+		for p in $(e1000e_ports); do
+			nic=$(readlink -f "/sys/class/net/$p/device")
+			[ "$(echo "$nic" | cut -d/ -f5,6)" = "$p2p_path" ] ||
+				continue
+			P2PDEV=$d
+			P2P=$(basename "$path")
+		done
+	done
+	if [ -z "$P2PDEV" ]; then
+		E1000E_WHY="no e1000e port under the switch of a p2pbuf BAR"
+		E1000E_WHY+=" (ports: $(e1000e_ports | xargs))"
+		return 1
+	fi
+	# ncdevmem --memory p2p takes this one
+	export P2PBUF_DEV=$P2PDEV
 	p2p_path=$(readlink -f "/sys/bus/pci/devices/$P2P" | cut -d/ -f5,6)
-	NEAR= FAR= SENDER= MF_PORT= MF_P2PDEV= MF_P2P=
 	for p in $(e1000e_ports); do
 		path=$(readlink -f "/sys/class/net/$p/device" | cut -d/ -f5,6)
 		if [ "$path" = "$p2p_path" ]; then
@@ -188,11 +206,11 @@ e1000e_p2p_ports()
 		fi
 	done
 	# the BAR beside MF_PORT: function 1 of its device
-	for p in /dev/p2pbuf*; do
-		path=$(basename "$(readlink "/sys/class/misc/${p#/dev/}/device")")
+	for d in /dev/p2pbuf*; do
+		path=$(basename "$(readlink "/sys/class/misc/${d#/dev/}/device")")
 		if [ -n "$MF_PORT" ] &&
 		   [ "${path%.*}" = "$(e1000e_bdf "$MF_PORT" | sed 's/\.[0-7]$//')" ]; then
-			MF_P2PDEV=$p
+			MF_P2PDEV=$d
 			MF_P2P=$path
 		fi
 	done
