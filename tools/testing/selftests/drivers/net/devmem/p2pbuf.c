@@ -284,36 +284,28 @@ static int write_sysfs(const char *path, const char *val)
 	return ret;
 }
 
-/* The /dev/p2pbufN of the PCI function @bdf, opened: fd or -1 */
-static int p2pbuf_open_bdf(const char *bdf)
+/* The /dev/p2pbufN of the PCI function @bdf into @node: 0, or -1 if it
+ * has none
+ */
+static int p2pbuf_node(const char *bdf, char *node, size_t len)
 {
 	char path[300];
 	glob_t g;
-	int fd;
 
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/misc/p2pbuf*",
 		 bdf);
 	if (glob(path, 0, NULL, &g))
 		return -1;
-	snprintf(path, sizeof(path), "/dev/%s", strrchr(g.gl_pathv[0], '/') + 1);
+	snprintf(node, len, "/dev/%s", strrchr(g.gl_pathv[0], '/') + 1);
 	globfree(&g);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	return fd;
+	return 0;
 }
 
-/* Whether the PCI function @bdf has its /dev/p2pbufN */
 static bool p2pbuf_present(const char *bdf)
 {
-	char path[300];
-	glob_t g;
-	bool ret;
+	char node[64];
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/misc/p2pbuf*",
-		 bdf);
-	ret = !glob(path, 0, NULL, &g);
-	if (ret)
-		globfree(&g);
-	return ret;
+	return !p2pbuf_node(bdf, node, sizeof(node));
 }
 
 /* Last in the file: it removes the device and brings it back. While a
@@ -324,8 +316,8 @@ static bool p2pbuf_present(const char *bdf)
 TEST_F(p2pbuf, removal_waits_for_dmabufs_and_refuses_what_is_new)
 {
 	struct devmem_nl nl;
+	char bdf[32], path[300], node[64];
 	int dev, fd, ifindex, status, i;
-	char bdf[32], path[300];
 	unsigned char *map;
 	pid_t child;
 	uint32_t id;
@@ -341,7 +333,8 @@ TEST_F(p2pbuf, removal_waits_for_dmabufs_and_refuses_what_is_new)
 	ASSERT_EQ(0, ethtool_set_hds(&nl, ifindex, true));
 
 	/* that device's node: its dmabuf holds its removal back */
-	dev = p2pbuf_open_bdf(bdf);
+	ASSERT_EQ(0, p2pbuf_node(bdf, node, sizeof(node)));
+	dev = open(node, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, dev);
 	fd = p2pbuf_create(dev, 1 << 20, 0, 0);
 	ASSERT_LE(0, fd);
