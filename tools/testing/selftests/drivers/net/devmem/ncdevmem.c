@@ -87,15 +87,11 @@
 #define MSG_SOCK_DEVMEM		0x2000000
 #endif
 
-#define IOV_LEN			1048576
-#define MAX_TOKEN_FRAGS		1024
-
 static const char *ifname;
 static const char *server_ip;
 static const char *client_ip;
 static const char *memory = "udmabuf";
 static uint16_t port = 5201;
-static int validate;
 static int start_queue = -1;
 static int num_queues = -1;
 static size_t dmabuf_size = 64 << 20;
@@ -103,26 +99,21 @@ static uint32_t rx_page_size;	/* -b; 0: the kernel's default */
 static size_t tx_chunk;		/* -z: bytes per iovec on TX; 0: whole */
 static const char *tx_bench;	/* --tx-bench devmem|zerocopy|copy */
 static uint64_t tx_bytes = 1ULL << 30;	/* --bytes: what --tx-bench sends */
-static bool fail_on_linear;	/* -L */
 static bool parallel;		/* --parallel: connections at once */
 static bool use_uring;		/* --uring: multishot IORING_OP_RECVMSG */
 static struct ncdm_zcrx *zcrx;	/* --zcrx: io_uring zero-copy receive */
 static bool use_zcrx;
-static bool want_sha256, want_stats, allow_host, show_queues;
+static bool want_sha256, want_stats, show_queues;
 static const char *set_hds;
 static const char *pair;		/* --pair show|auto */
 static const char *pair_owner;	/* --owner BDF */
 static bool bind_only;
 static bool copy_mode;
-size_t read_size = IOV_LEN;
 static int connections = 1;
-static int dontneed_batch = MAX_TOKEN_FRAGS;
 /* --unbind-after: close the binding's netlink socket mid-stream */
 static uint64_t unbind_after;
 static struct devmem_nl *bound_nl;
-static uint64_t dontneed_ns;
 
-atomic_bool stop;
 static struct devmem_mem mem;
 /* -n: the caller set the NIC up */
 static bool skip_nic_config;
@@ -175,25 +166,6 @@ static void read_kernel_stats(struct kernel_stats *k)
 	}
 	k->ok = true;
 	fclose(f);
-}
-
-static void rx_stats_add(struct rx_stats *sum, const struct rx_stats *st)
-{
-	sum->bytes += st->bytes;
-	sum->devmem_bytes += st->devmem_bytes;
-	sum->linear_bytes += st->linear_bytes;
-	sum->host_bytes += st->host_bytes;
-	sum->frags += st->frags;
-	sum->tokens_returned += st->tokens_returned;
-	sum->dontneed_calls += st->dontneed_calls;
-	sum->recvmsg_calls += st->recvmsg_calls;
-	sum->ring_enters += st->ring_enters;
-	sum->ring_cqes += st->ring_cqes;
-	sum->zc.enters += st->zc.enters;
-	sum->zc.cqes += st->zc.cqes;
-	sum->zc.rearms += st->zc.rearms;
-	sum->zc.switches += st->zc.switches;
-	sum->errors += st->errors;
 }
 
 static void on_signal(int sig)
@@ -316,238 +288,6 @@ static void print_queue_stats(const char *when)
 	}
 }
 
-static double now(void);
-
-int return_tokens(int fd, struct token_batch *b, struct rx_stats *st)
-{
-	double t0;
-	int ret;
-
-	if (!b->n)
-		return 0;
-	t0 = now();
-	ret = setsockopt(fd, SOL_SOCKET, SO_DEVMEM_DONTNEED, b->t,
-			 b->n * sizeof(b->t[0]));
-	dontneed_ns += (now() - t0) * 1e9;
-	st->dontneed_calls++;
-	if (ret != b->frags) {
-		fprintf(stderr, "SO_DEVMEM_DONTNEED returned %d for %d tokens: %s\n",
-			ret, b->frags, ret < 0 ? strerror(errno) : "short");
-		st->errors++;
-		ret = -1;
-	} else {
-		st->tokens_returned += ret;
-		ret = 0;
-	}
-	b->n = 0;
-	b->frags = 0;
-	return ret;
-}
-
-static int add_token(int fd, struct token_batch *b, uint32_t token,
-		     struct rx_stats *st)
-{
-	if (b->n && b->t[b->n - 1].token_start + b->t[b->n - 1].token_count ==
-		    token) {
-		b->t[b->n - 1].token_count++;
-	} else {
-		if (b->n == MAX_TOKENS && return_tokens(fd, b, st))
-			return -1;
-		b->t[b->n].token_start = token;
-		b->t[b->n].token_count = 1;
-		b->n++;
-	}
-	if (++b->frags == dontneed_batch)
-		return return_tokens(fd, b, st);
-	return 0;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Validate and hash @len bytes at @p, the next bytes of the stream. */
-static void consume(const uint8_t *p, size_t len, struct rx_stats *st,
-		    EVP_MD_CTX *sha)
-{
-	if (validate)
-		st->errors += check_pattern_n(p, len, st->bytes, validate);
-	if (sha)
-		EVP_DigestUpdate(sha, p, len);
-	st->bytes += len;
-}
-
-/*
- * The device-memory fragment @dc, the next bytes of the stream: checked
- * against the binding and the dmabuf's size, read back through the
- * memory provider (a mapping, or the GPU runtime's copy), validated and
- * hashed. Errors are counted in @st.
- */
-static void validate_frag(const struct dmabuf_cmsg *dc, uint32_t dmabuf_id,
-			  struct rx_stats *st, EVP_MD_CTX *sha)
-{
-	const uint8_t *p;
-
-	if (dc->dmabuf_id != dmabuf_id ||
-	    dc->frag_offset + dc->frag_size > dmabuf_size) {
-		fprintf(stderr, "bad fragment: id %u offset %llu size %u\n",
-			dc->dmabuf_id, (unsigned long long)dc->frag_offset,
-			dc->frag_size);
-		st->errors++;
-		st->bytes += dc->frag_size;
-	} else if (validate || sha) {
-		p = mem_frag(&mem, dc->frag_offset, dc->frag_size);
-		if (p) {
-			consume(p, dc->frag_size, st, sha);
-		} else {
-			st->errors++;
-			st->bytes += dc->frag_size;
-		}
-	} else {
-		st->bytes += dc->frag_size;
-	}
-	st->devmem_bytes += dc->frag_size;
-	st->frags++;
-}
-
-/* One SCM_DEVMEM_* cmsg; the linear bytes are at the start of @iov_buf. */
-static int handle_frag(int fd, const struct dmabuf_cmsg *dc, int type,
-		       const uint8_t *iov_buf, uint32_t dmabuf_id,
-		       struct token_batch *batch, struct rx_stats *st,
-		       EVP_MD_CTX *sha)
-{
-	if (type == SCM_DEVMEM_LINEAR) {
-		if (fail_on_linear) {
-			fprintf(stderr, "linear payload (%u bytes) and -L given\n",
-				dc->frag_size);
-			st->errors++;
-			return -EIO;
-		}
-		consume(iov_buf, dc->frag_size, st, sha);
-		st->linear_bytes += dc->frag_size;
-		return 0;
-	}
-	validate_frag(dc, dmabuf_id, st, sha);
-	return add_token(fd, batch, dc->frag_token, st);
-}
-
-/*
- * Walk the cmsgs of one recvmsg() of @n bytes, bracketed by the dmabuf
- * sync a CPU reader of device memory needs. -EIO on a steering error
- * (data in host memory without --allow-host) or a failed token return.
- */
-int handle_msg(int fd, struct msghdr *msg, ssize_t n, uint32_t dmabuf_id,
-	       struct token_batch *batch, struct rx_stats *st, EVP_MD_CTX *sha)
-{
-	struct dma_buf_sync sync = { DMA_BUF_SYNC_READ | DMA_BUF_SYNC_START };
-	const uint8_t *iov_buf = msg->msg_iov->iov_base;
-	bool devmem = false;
-	struct cmsghdr *cm;
-	int ret = 0;
-
-	ioctl(mem.fd, DMA_BUF_IOCTL_SYNC, &sync);
-	for (cm = CMSG_FIRSTHDR(msg); cm && !ret; cm = CMSG_NXTHDR(msg, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET ||
-		    (cm->cmsg_type != SCM_DEVMEM_DMABUF &&
-		     cm->cmsg_type != SCM_DEVMEM_LINEAR))
-			continue;
-		devmem = true;
-		if (handle_frag(fd, (void *)CMSG_DATA(cm), cm->cmsg_type,
-				iov_buf, dmabuf_id, batch, st, sha))
-			ret = -EIO;
-	}
-	sync.flags = DMA_BUF_SYNC_READ | DMA_BUF_SYNC_END;
-	ioctl(mem.fd, DMA_BUF_IOCTL_SYNC, &sync);
-
-	if (!devmem) {
-		/* data from a queue without the dmabuf: steering, or the
-		 * stream after --unbind-after; validated and hashed too
-		 */
-		st->host_bytes += n;
-		consume(iov_buf, n, st, sha);
-		if (!allow_host) {
-			fprintf(stderr, "flow steering error: %zd bytes in host memory\n",
-				n);
-			st->errors++;
-			ret = -EIO;
-		}
-	}
-	return ret;
-}
-
-/*
- * One recvmsg(MSG_SOCK_DEVMEM) of up to --read-size bytes, its cmsgs
- * handled. Returns the bytes, 0 at EOF, -EAGAIN if interrupted or nothing
- * was there, or another -errno (printed).
- */
-static ssize_t receive_one(int fd, uint32_t dmabuf_id, struct rx_stats *st,
-			   struct token_batch *batch, EVP_MD_CTX *sha,
-			   char *iov_buf, char *ctrl, int flags)
-{
-	struct iovec iov = { .iov_base = iov_buf, .iov_len = read_size };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctrl,
-		.msg_controllen = CTRL_LEN,
-	};
-	ssize_t n;
-
-	n = recvmsg(fd, &msg, MSG_SOCK_DEVMEM | flags);
-	st->recvmsg_calls++;
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return -EAGAIN;
-	if (n < 0) {
-		fprintf(stderr, "recvmsg: %s\n", strerror(errno));
-		return -errno;
-	}
-	if (n && handle_msg(fd, &msg, n, dmabuf_id, batch, st, sha))
-		return -EIO;
-	return n;
-}
-
-struct zcrx_rx {
-	struct rx_stats *st;
-	EVP_MD_CTX *sha;
-};
-
-/* --zcrx: a buffer in instance @inst's area, validated where it is. */
-static void zcrx_frag(void *arg, unsigned int inst, uint64_t off, uint32_t len)
-{
-	const uint8_t *host = ncdm_zcrx_host_area(zcrx, inst);
-	struct zcrx_rx *r = arg;
-	const uint8_t *p;
-
-	if (validate || r->sha) {
-		p = host ? host + off : mem_frag(&mem, off, len);
-		if (p) {
-			consume(p, len, r->st, r->sha);
-		} else {
-			r->st->errors++;
-			r->st->bytes += len;
-		}
-	} else {
-		r->st->bytes += len;
-	}
-	r->st->devmem_bytes += len;
-	r->st->frags++;
-}
-
-static int receive_zcrx(int fd, struct rx_stats *st, EVP_MD_CTX *sha)
-{
-	struct zcrx_rx r = { .st = st, .sha = sha };
-	int ret;
-
-	ret = ncdm_zcrx_receive(zcrx, fd, zcrx_frag, &r, &st->zc);
-	if (ret)
-		fprintf(stderr, "RECV_ZC: %s\n", strerror(-ret));
-	return ret;
-}
-
 /* Receive one connection until EOF, a signal or an error. */
 static int receive(int fd, uint32_t dmabuf_id, struct rx_stats *st,
 		   EVP_MD_CTX *sha)
@@ -557,7 +297,7 @@ static int receive(int fd, uint32_t dmabuf_id, struct rx_stats *st,
 	int ret = 0;
 
 	if (use_zcrx)
-		return receive_zcrx(fd, st, sha);
+		return receive_zcrx(zcrx, fd, st, sha);
 	if (use_uring)
 		return receive_uring(fd, dmabuf_id, st, sha);
 	iov_buf = malloc(IOV_LEN);
@@ -670,13 +410,13 @@ struct copy_conn {
  */
 static ssize_t copy_one(struct copy_conn *c, char *buf, int flags)
 {
-	ssize_t n = recv(c->fd, buf, read_size, flags);
+	ssize_t n = recv(c->fd, buf, rx_opts.read_size, flags);
 
 	c->calls++;
 	if (n > 0) {
-		if (validate)
+		if (rx_opts.validate)
 			c->errors += check_pattern_n((uint8_t *)buf, n,
-						     c->bytes, validate);
+						     c->bytes, rx_opts.validate);
 		c->bytes += n;
 		return n;
 	}
@@ -703,7 +443,7 @@ static int do_copy_server(void)
 	struct pollfd *pfd;
 	char *buf;
 
-	buf = malloc(read_size);
+	buf = malloc(rx_opts.read_size);
 	c = calloc(connections, sizeof(*c));
 	pfd = calloc(connections, sizeof(*pfd));
 	if (!buf || !c || !pfd) {
@@ -1075,8 +815,8 @@ static void print_stats(const struct server_run *run)
 	       (unsigned long long)st->dontneed_calls);
 	printf("stats: DONTNEED %.0f ns per token (batches of %d)\n",
 	       st->tokens_returned ?
-	       (double)dontneed_ns / st->tokens_returned : 0.0,
-	       dontneed_batch);
+	       (double)st->dontneed_ns / st->tokens_returned : 0.0,
+	       rx_opts.dontneed_batch);
 	read_kernel_stats(&k1);
 	if (run->k0.ok && k1.ok) {
 		printf("stats: kernel: %llu frags, %llu bytes left in device memory, ",
@@ -1099,9 +839,9 @@ static void print_report(struct server_run *run)
 	       (unsigned long long)st->frags,
 	       (unsigned long long)st->linear_bytes,
 	       (unsigned long long)st->host_bytes);
-	if (validate)
+	if (rx_opts.validate)
 		printf("validated every byte against the %d-byte pattern: %llu errors\n",
-		       validate, (unsigned long long)st->errors);
+		       rx_opts.validate, (unsigned long long)st->errors);
 	if (run->sha) {
 		unsigned char md[32];
 		unsigned int len, i;
@@ -1144,8 +884,8 @@ static void limit_token_batch(void)
 {
 	size_t quarter = dmabuf_size / (rx_page_size ?: getpagesize()) / 4;
 
-	if ((size_t)dontneed_batch > quarter)
-		dontneed_batch = quarter ? quarter : 1;
+	if ((size_t)rx_opts.dontneed_batch > quarter)
+		rx_opts.dontneed_batch = quarter ? quarter : 1;
 }
 
 /* --zcrx: wait up to 5 s for the queues to lose their instances. */
@@ -1465,8 +1205,8 @@ static int do_self_check(void)
 	off_t end;
 	int err;
 
-	if (!validate)
-		validate = PATTERN_LEN;
+	if (!rx_opts.validate)
+		rx_opts.validate = PATTERN_LEN;
 	err = mem_open(&mem, memory, dmabuf_size, IOV_LEN, 0);
 	if (err)
 		return err == -ENODEV ? KSFT_SKIP : 1;
@@ -1485,7 +1225,7 @@ static int do_self_check(void)
 	for (off = 0; off < dmabuf_size; off += len, writes++) {
 		len = dmabuf_size - off < chunk ? dmabuf_size - off : chunk;
 		for (i = 0; i < len; i++)
-			buf[i] = pattern_at_n(off + i, validate);
+			buf[i] = pattern_at_n(off + i, rx_opts.validate);
 		err = mem_write(&mem, off, buf, len);
 		if (err) {
 			fprintf(stderr, "write at %zu: %s\n", off, strerror(-err));
@@ -1591,8 +1331,8 @@ static bool parse_value(int opt, const char *arg)
 		port = atoi(arg);
 		break;
 	case 'v':
-		validate = atoi(arg);
-		return validate != 1 && validate >= 0;
+		rx_opts.validate = atoi(arg);
+		return rx_opts.validate != 1 && rx_opts.validate >= 0;
 	case 'q':
 		num_queues = atoi(arg);
 		break;
@@ -1626,14 +1366,15 @@ static bool parse_value(int opt, const char *arg)
 		set_hds = arg;
 		break;
 	case 'R':
-		read_size = strtoull(arg, NULL, 0);
-		return read_size && read_size <= IOV_LEN;
+		rx_opts.read_size = strtoull(arg, NULL, 0);
+		return rx_opts.read_size && rx_opts.read_size <= IOV_LEN;
 	case 'K':
 		connections = atoi(arg);
 		return connections >= 1;
 	case 'N':
-		dontneed_batch = atoi(arg);
-		return dontneed_batch >= 1 && dontneed_batch <= MAX_TOKEN_FRAGS;
+		rx_opts.dontneed_batch = atoi(arg);
+		return rx_opts.dontneed_batch >= 1 &&
+		       rx_opts.dontneed_batch <= MAX_TOKEN_FRAGS;
 	case 'X':
 		pair = arg;
 		return !strcmp(arg, "show") || !strcmp(arg, "auto");
@@ -1643,7 +1384,7 @@ static bool parse_value(int opt, const char *arg)
 	case 'U':
 		/* what arrives after the unbind is in host memory */
 		unbind_after = strtoull(arg, NULL, 0);
-		allow_host = true;
+		rx_opts.allow_host = true;
 		return unbind_after > 0;
 	default:
 		return false;
@@ -1666,7 +1407,7 @@ static enum mode parse_args(int argc, char **argv)
 			skip_nic_config = true;
 			break;
 		case 'L':
-			fail_on_linear = true;
+			rx_opts.fail_on_linear = true;
 			break;
 		case 'H':
 			want_sha256 = true;
@@ -1675,7 +1416,7 @@ static enum mode parse_args(int argc, char **argv)
 			want_stats = true;
 			break;
 		case 'A':
-			allow_host = true;
+			rx_opts.allow_host = true;
 			break;
 		case 'Q':
 			show_queues = true;
@@ -1765,8 +1506,10 @@ int main(int argc, char **argv)
 		[SELF_CHECK] = do_self_check,
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
-	enum mode mode = parse_args(argc, argv);
+	enum mode mode;
 
+	rx_opts.mem = &mem;
+	mode = parse_args(argc, argv);
 	/* no SA_RESTART: a signal ends recvmsg and the NIC is restored */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

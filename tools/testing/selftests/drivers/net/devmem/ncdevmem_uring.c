@@ -46,7 +46,8 @@ int uring_rx_init(struct uring_rx *u, int nconn)
 		;
 	reg.ring_entries = u->nbufs;
 	u->msgh.msg_controllen = CTRL_LEN;
-	u->buf_len = sizeof(struct io_uring_recvmsg_out) + CTRL_LEN + read_size;
+	u->buf_len = sizeof(struct io_uring_recvmsg_out) + CTRL_LEN +
+		     rx_opts.read_size;
 	ret = io_uring_queue_init(nconn < 8 ? 8 : nconn, &u->ring, 0);
 	if (ret) {
 		fprintf(stderr, "io_uring_queue_init: %s\n", strerror(-ret));
