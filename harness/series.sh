@@ -48,19 +48,36 @@ git -C "$SRC" worktree prune
 say "series: building commits on a worktree of the base"
 git -C "$SRC" worktree add -q --detach "$WT" base
 
+# moved_to <file>: "<patch> <new path>" of the row that moves <file>
+# ("<patch> <new path> from <file>"), nothing if no patch moves it
+moved_to() { awk -v m="$1" '$3 == "from" && $4 == m {print $1, $2; exit}' "$MAP"; }
+
 # content_at <patch> <file> <out>: the file as it is after <patch>: its
 # final content with the deltas of the patches after <patch> that name it
-# taken back out, last first.
+# taken back out, last first. A file a later patch moves away has, as its
+# final content, the moved file's before that patch: the moved file's
+# after it, less the delta of the move, if it also changes the file.
 content_at()
 {
-	local p=$1 m=$2 out=$3 q later
+	local p=$1 m=$2 out=$3 q d later mv mp
 
 	# the patches naming <file>, in series order, after <patch>, last first
 	# (<patch> may name the directory <file> is in)
 	later=$(awk -v m="$m" -v p="$p" 'NR == FNR {if ($2 == m) named[$1] = 1; next}
 		/^[^#]/ && NF {if (after && named[$1]) print $1; if ($1 == p) after = 1}' \
 		"$MAP" "$REPO/patches/series" | tac)
-	cp -a "$REPO/$m" "$out"
+	mv=$(moved_to "$m")
+	if [ -n "$mv" ]; then
+		mp=${mv% *}
+		content_at "$mp" "${mv#* }" "$out"
+		d=$REPO/patches/deltas/${mp%.patch}/${mv#* }.diff
+		if [ -f "$d" ]; then
+			patch -s -R -F 0 --no-backup-if-mismatch -r - "$out" < "$d" ||
+				die "the delta of the move to ${mv#* } does not take back out"
+		fi
+	else
+		cp -a "$REPO/$m" "$out"
+	fi
 	for q in $later; do
 		d=$REPO/patches/deltas/${q%.patch}/$m.diff
 		[ -f "$d" ] || die "no delta $d for $m at $q"
@@ -93,8 +110,11 @@ while read -r p _; do
 		g "$WT" commit -q --allow-empty -F "$tmp/commit"
 		rm -rf "$tmp"
 	fi
-	# <patch> <file>
-	while read -r m; do
+	# <patch> <file> [from <the file's path before>]
+	while read -r m from old; do
+		if [ "$from" = from ]; then
+			g "$WT" rm -q -- "$old"
+		fi
 		mkdir -p "$WT/$(dirname "$m")"
 		if [ -d "$REPO/$m" ]; then
 			cp -a "$REPO/$m" "$WT/$m"
@@ -106,7 +126,7 @@ while read -r p _; do
 			content_at "$p" "$m" "$WT/$m"
 		fi
 		g "$WT" add -f -- "$m"
-	done < <(awk -v p="$p" '$1 == p {print $2}' "$MAP")
+	done < <(awk -v p="$p" '$1 == p {print $2, $3, $4}' "$MAP")
 	g "$WT" commit -q --amend --no-edit --allow-empty
 done < "$REPO/patches/series"
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * In-process network configuration for the devmem selftests and ncdevmem:
+ * In-process network configuration for devmemctl, ncdevmem and the devmem
+ * selftests:
  * named network namespaces (what `ip netns add|del` does), links up, moved
  * and deleted and addresses added over rtnetlink, and the ethtool RSS,
  * ntuple and flow-rule calls over the ethtool ioctl. No helper execs a
