@@ -376,7 +376,11 @@ memlock_case()
 	   ctl 2 out check "$IF" --pid $app &&
 	   grep -q "goes with --zcrx-area" "$TMP/out" &&
 	   ctl 2 out check "$IF" --zcrx-area 8M --pid 0 &&
-	   grep -q "no such process" "$TMP/out"; then
+	   grep -q "no such process" "$TMP/out" &&
+	   ctl 2 out check "$IF" --zcrx-area 16777216T &&
+	   grep -q "16777216T: not a size" "$TMP/out" &&
+	   ctl 2 out check "$IF" --zcrx-area 18446744073709551616 &&
+	   grep -q "not a size" "$TMP/out"; then
 		rc=0
 	fi
 	kill $app

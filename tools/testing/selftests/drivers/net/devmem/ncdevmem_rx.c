@@ -4,9 +4,10 @@
  * with the payload it is handed. A devmem fragment is checked against the
  * binding and read back where it lies, a linear or host-memory one is
  * read from the user buffer; both are validated and hashed, and the
- * fragments' tokens go back in batches. recvmsg() (ncdevmem.c), io_uring
- * (ncdevmem_uring.c) and zero-copy receive (ncdevmem_zcrx.c) call in
- * here; this file calls none of them.
+ * fragments' tokens go back in batches. The recvmsg() loops of
+ * ncdevmem.c and the io_uring ones of ncdevmem_uring.c call in here; of
+ * ncdevmem's other files, this one calls only the zero-copy receive's
+ * interface (ncdevmem_zcrx.h).
  */
 #define _GNU_SOURCE
 /* struct dmabuf_cmsg and dmabuf_token come from the uapi header, whose

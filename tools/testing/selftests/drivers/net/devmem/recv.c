@@ -839,9 +839,13 @@ TEST_F(recv, sock_get_lists_the_tokens_each_socket_holds)
 	EXPECT_EQ(0, memcmp(one.saddr, &rx, 4));
 	EXPECT_EQ(0, memcmp(one.daddr, &tx, 4));
 	EXPECT_EQ(0, devmem_nl_as_nobody(sock_tokens_any, &ino, false));
-	/* the command takes no attribute */
+	/* the command takes no attribute: the extack says so */
 	EXPECT_EQ(-EINVAL, devmem_sock_tokens_dump_raw(nl, NULL, 0,
 						       DEVMEM_STATS_A_SOCK_INODE));
+	EXPECT_STREQ("Attribute failed policy validation", nl->extack);
+	EXPECT_EQ(-EINVAL, devmem_sock_tokens_dump_raw(nl, NULL, 0,
+						       DEVMEM_STATS_A_SOCK_TOKENS));
+	EXPECT_STREQ("Unknown attribute type", nl->extack);
 
 	/* the peer's namespace has its own sockets, not this one */
 	home = netns_enter(self->env.ns);
