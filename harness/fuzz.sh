@@ -128,7 +128,7 @@ cfg = {
         "recvmsg\$netdev_bind_reply",
         "syz_genetlink_get_family_id\$ethtool", "sendmsg\$ETHTOOL_MSG_*",
         "syz_genetlink_get_family_id\$devmem_stats",
-        "sendmsg\$DEVMEM_STATS_CMD_QUEUE_GET",
+        "sendmsg\$DEVMEM_STATS_CMD_QUEUE_GET", "sendmsg\$DEVMEM_STATS_CMD_SOCK_GET",
         "memfd_create", "ftruncate", "fcntl\$addseals",
         "openat\$udambuf", "ioctl\$UDMABUF_CREATE*",
         "socket\$inet_tcp", "socket\$inet6_tcp", "connect\$devmem_peer_*",
