@@ -129,6 +129,7 @@ cfg = {
         "syz_genetlink_get_family_id\$ethtool", "sendmsg\$ETHTOOL_MSG_*",
         "syz_genetlink_get_family_id\$devmem_stats",
         "sendmsg\$DEVMEM_STATS_CMD_QUEUE_GET", "sendmsg\$DEVMEM_STATS_CMD_SOCK_GET",
+        "geteuid",
         "memfd_create", "ftruncate", "fcntl\$addseals",
         "openat\$udambuf", "ioctl\$UDMABUF_CREATE*",
         "socket\$inet_tcp", "socket\$inet6_tcp", "connect\$devmem_peer_*",
@@ -140,6 +141,7 @@ cfg = {
         "syz_io_uring_submit\$recv_zc", "io_uring_enter",
         "openat\$devmem_init_net", "setns\$devmem_init_net",
         "openat\$hdsim_debugfs", "write\$hdsim_debugfs", "read\$hdsim_debugfs",
+        "syz_open_dev\$p2pbuf", "ioctl\$P2PBUF_CREATE",
     ],
     "experimental": {
         "descriptions_mode": "any",
@@ -151,7 +153,7 @@ cfg = {
         "kernel": "$OBJ/arch/x86/boot/bzImage",
         "initrd": "$FZ/initramfs.cpio.gz",
         "network_device": "virtio-net-pci",
-        "qemu_args": "-accel tcg,thread=multi -cpu max -fsdev local,id=devmem_root,path=/,security_model=none,readonly=on,multidevs=remap -device virtio-9p-pci,fsdev=devmem_root,mount_tag=devmem_root",
+        "qemu_args": "-accel tcg,thread=multi -cpu max -fsdev local,id=devmem_root,path=/,security_model=none,readonly=on,multidevs=remap -device virtio-9p-pci,fsdev=devmem_root,mount_tag=devmem_root -object memory-backend-ram,id=p2pmem,size=16M -device ivshmem-plain,memdev=p2pmem",
         "cmdline": "console=ttyS0 panic_on_warn=1 init=$REPO/fuzz/guest-init.sh FUZZ_SSH_KEY=$FZ/ssh/key FUZZ_GUEST_TOOLS=$tools",
     },
 }
@@ -166,7 +168,13 @@ if [ "${FUZZ_FRESH:-0}" = 1 ] || [ ! -e "$WORK/corpus.db" ]; then
 		> "$FZ/seeds.log" 2>&1 || die "syz-db pack failed ($FZ/seeds.log)"
 	say "corpus: $(ls "$REPO"/fuzz/seeds | wc -l) seed programs (fuzz/seeds)"
 else
-	say "corpus: the last run's, $WORK/corpus.db (FUZZ_FRESH=1: the seeds again)"
+	# the seeds again, merged into the last run's corpus: a seed added
+	# since that run gets in; one already there is the same program
+	"$SYZ/bin/syz-db" pack "$REPO/fuzz/seeds" "$FZ/seeds.db" \
+		> "$FZ/seeds.log" 2>&1 || die "syz-db pack failed ($FZ/seeds.log)"
+	"$SYZ/bin/syz-db" merge "$WORK/corpus.db" "$FZ/seeds.db" \
+		>> "$FZ/seeds.log" 2>&1 || die "syz-db merge failed ($FZ/seeds.log)"
+	say "corpus: the last run's, $WORK/corpus.db, and the $(ls "$REPO"/fuzz/seeds | wc -l) seeds (FUZZ_FRESH=1: the seeds alone)"
 fi
 
 # --- 5. the run -----------------------------------------------------------
@@ -199,6 +207,9 @@ say "coverage: symbolizing (a few minutes)"
 curl -s -m 1200 -o "$FZ/filecover.csv" \
 	"http://127.0.0.1:$FUZZ_HTTP_PORT/filecover" ||
 	warn "no file coverage from the manager"
+curl -s -m 1200 -o "$FZ/funccover.csv" \
+	"http://127.0.0.1:$FUZZ_HTTP_PORT/funccover" ||
+	warn "no function coverage from the manager"
 curl -s -m 60 -o "$FZ/stats.html" "http://127.0.0.1:$FUZZ_HTTP_PORT/stats" || true
 stop_manager
 trap - EXIT
