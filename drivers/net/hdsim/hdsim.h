@@ -137,6 +137,8 @@ struct hdsim_rq {
 	struct hdsim_rq_mem mem;
 	struct hdsim_rq_stats stats;
 	struct hdsim_gro_hw gro_hw;
+	/* KCOV: whose coverage this queue's polls are (hdsim_rq_start) */
+	u64 kcov_handle;
 };
 
 struct hdsim_rule {

@@ -4,6 +4,7 @@
  * payload from the queue's memory provider when one is bound), start and
  * stop, and the queue management ops the core restarts a queue with.
  */
+#include <linux/kcov.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <net/netdev_queues.h>
@@ -74,6 +75,11 @@ void hdsim_rq_start(struct hdsim_rq *rq, struct hdsim_rq_mem *mem)
 {
 	rq->mem = *mem;
 	memset(mem, 0, sizeof(*mem));
+	/* The polls that follow are this task's doing (an open, a queue
+	 * restart under a new binding): a fuzzer that collects remote KCOV
+	 * coverage sees them as its own. 0 for a task that collects none.
+	 */
+	WRITE_ONCE(rq->kcov_handle, kcov_common_handle());
 	napi_enable(&rq->napi);
 	/* frames may have arrived while the queue was stopped */
 	napi_schedule(&rq->napi);

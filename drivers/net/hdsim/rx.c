@@ -12,6 +12,7 @@
 #include <linux/if_ether.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/kcov.h>
 #include <linux/tcp.h>
 #include <net/flow_dissector.h>
 #include <net/ip6_checksum.h>
@@ -380,9 +381,29 @@ static void hdsim_wake_sender(struct hdsim_rq *rq)
 	rcu_read_unlock();
 }
 
+/* A poll in softirq context is covered as the work of the task that
+ * started the queue (KCOV's remote coverage, as vhost does for its
+ * workers). A busy poll runs in that task itself, with its own coverage,
+ * and netpoll in neither: both are left alone.
+ */
+static bool hdsim_kcov_start(struct hdsim_rq *rq)
+{
+	if (!IS_ENABLED(CONFIG_KCOV) || !in_serving_softirq())
+		return false;
+	kcov_remote_start_common(READ_ONCE(rq->kcov_handle));
+	return true;
+}
+
+static void hdsim_kcov_stop(bool started)
+{
+	if (started)
+		kcov_remote_stop();
+}
+
 int hdsim_napi_poll(struct napi_struct *napi, int budget)
 {
 	struct hdsim_rq *rq = container_of(napi, struct hdsim_rq, napi);
+	bool kcov = hdsim_kcov_start(rq);
 	struct sk_buff *src;
 	int done = 0;
 
@@ -403,5 +424,6 @@ int hdsim_napi_poll(struct napi_struct *napi, int budget)
 	    !skb_queue_empty_lockless(&rq->ring))
 		napi_schedule(napi);
 
+	hdsim_kcov_stop(kcov);
 	return done;
 }
