@@ -68,6 +68,15 @@ echo > /proc/sys/kernel/modprobe
 # program is lost. Of a hugetlb memfd (MFD_HUGETLB) it is two 2 MiB pages.
 echo 64 > /proc/sys/vm/nr_hugepages
 
+# zcrx:zcrx_cqe on, into a small buffer nobody reads: the code that runs
+# only while the event is on (its arguments read before the post, the
+# event itself, in io_uring/zcrx.c) is fuzzed with the rest.
+trace=/sys/kernel/debug/tracing
+[ -d "$trace/events/zcrx" ] || trace=/sys/kernel/tracing
+echo 64 > "$trace/buffer_size_kb"
+echo 1 > "$trace/events/zcrx/zcrx_cqe/enable" ||
+	echo "devmem-fuzz-init: no zcrx:zcrx_cqe" > /dev/console
+
 ip link set lo up
 
 # port_of <hdsim id> <dev_port>: the netdev of that port

@@ -30,6 +30,8 @@ OURS = [
     ("io_uring/region.c", "zcrx"),
     ("net/core/devmem.c", "devmem"),
     ("net/core/devmem_tx.c", "devmem"),
+    ("net/core/devmem_stats.c", "devmem"),
+    ("net/core/devmem_debug.c", "devmem"),
     ("net/core/sock_devmem.c", "devmem"),
     ("net/ipv4/tcp_devmem.c", "devmem"),
     ("net/core/netdev-genl.c", "netdev-genl"),
