@@ -1036,16 +1036,31 @@ static bool io_zcrx_post(struct io_kiocb *req, struct io_zcrx_ifq *ifq,
 			 struct net_iov *niov, u32 off, u32 len)
 {
 	struct io_zcrx_area *area = ifq->area;
+	bool trace = trace_zcrx_cqe_enabled();
 	u32 idx = net_iov_idx(niov);
+	bool copied = false;
+	int user_refs = 0;
+	long pp_refs = 0;
 	u64 token;
 
 	token = ((u64)area->nia.id << IORING_ZCRX_AREA_SHIFT) |
 		(net_iov_virtual_addr(niov) + off);
-	trace_zcrx_cqe(ifq->id, area->nia.id, idx, off, len, !niov->pp,
-		       atomic_read(&area->user_refs[idx]),
-		       atomic_long_read(&niov->pp_ref_count));
-	return io_post_aux_cqe32(req->ctx, req->cqe.user_data, len,
-				 IORING_CQE_F_MORE, token, 0);
+	/* The buffer as user space first sees it: read before the post, as
+	 * user space may give it back the moment the CQE is there; traced
+	 * only once the CQE is posted.
+	 */
+	if (trace) {
+		copied = !niov->pp;
+		user_refs = atomic_read(&area->user_refs[idx]);
+		pp_refs = atomic_long_read(&niov->pp_ref_count);
+	}
+	if (!io_post_aux_cqe32(req->ctx, req->cqe.user_data, len,
+			       IORING_CQE_F_MORE, token, 0))
+		return false;
+	if (trace)
+		trace_zcrx_cqe(ifq->id, area->nia.id, idx, off, len, copied,
+			       user_refs, pp_refs);
+	return true;
 }
 
 /* A frag in the area: hand the buffer to user space. */
