@@ -2082,6 +2082,22 @@ static FILE *zc_trace_read(struct __test_metadata *_metadata)
 #define ZC_CQE_FMT \
 	" zcrx_cqe: zcrx=%*u area=%*u buf=%*u off=%*u len=%*u copied=%d user_refs=%d pp_refs=%ld"
 
+/*
+ * zcrx:zcrx_cqe on, into an instance of 4 MiB per CPU: 0, -EOPNOTSUPP
+ * on a kernel without trace events, or -errno (the event gone is one).
+ */
+static int zc_trace_cqes(void)
+{
+	int err;
+
+	if (tracefs_mount("events"))
+		return -EOPNOTSUPP;
+	err = zc_trace_open("events/zcrx/zcrx_cqe", 4096);
+	if (err)
+		return err;
+	return write_file(ZC_TRACE "/events/zcrx/zcrx_cqe/enable", "1\n");
+}
+
 TEST_F(zcrx, buffers_carry_their_references_when_the_completion_is_posted)
 {
 	unsigned int cqes = 0, events = 0, early = 0, copies = 0;
@@ -2093,12 +2109,10 @@ TEST_F(zcrx, buffers_carry_their_references_when_the_completion_is_posted)
 
 	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
 	/* only a kernel without tracing skips: the event gone fails */
-	if (tracefs_mount("events"))
+	err = zc_trace_cqes();
+	if (err == -EOPNOTSUPP)
 		SKIP(return, "no trace events (CONFIG_TRACING)");
-	err = zc_trace_open("events/zcrx/zcrx_cqe", 4096);
 	ASSERT_EQ(0, err);
-	ASSERT_EQ(0, write_file(ZC_TRACE "/events/zcrx/zcrx_cqe/enable",
-				"1\n"));
 
 	zc_stream_ok(_metadata, &self->env, &self->ring, &self->z, bytes,
 		     &cqes);
@@ -2152,12 +2166,10 @@ TEST_F(zcrx, a_completion_the_full_cq_refused_is_not_traced)
 	zr_ring_exit(&self->ring);
 	ASSERT_EQ(0, zr_ring_init(&self->ring, 4, 8, 0));
 	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
-	if (tracefs_mount("events"))
+	err = zc_trace_cqes();
+	if (err == -EOPNOTSUPP)
 		SKIP(return, "no trace events (CONFIG_TRACING)");
-	err = zc_trace_open("events/zcrx/zcrx_cqe", 4096);
 	ASSERT_EQ(0, err);
-	ASSERT_EQ(0, write_file(ZC_TRACE "/events/zcrx/zcrx_cqe/enable",
-				"1\n"));
 
 	fd = devmem_env_stream(&self->env, bytes, &pid);
 	ASSERT_GE(fd, 0);
