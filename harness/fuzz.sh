@@ -162,20 +162,21 @@ json.dump(cfg, open(sys.argv[1], "w"), indent=1)
 EOF
 
 # --- 4. the corpus --------------------------------------------------------
+# The seeds, packed once: the corpus of a fresh work directory, or merged
+# into the last run's (a seed added since gets in; one already there is
+# the same program).
+nseeds=$(ls "$REPO"/fuzz/seeds | wc -l)
+"$SYZ/bin/syz-db" pack "$REPO/fuzz/seeds" "$FZ/seeds.db" \
+	> "$FZ/seeds.log" 2>&1 || die "syz-db pack failed ($FZ/seeds.log)"
 if [ "${FUZZ_FRESH:-0}" = 1 ] || [ ! -e "$WORK/corpus.db" ]; then
 	rm -rf "$WORK"
 	mkdir -p "$WORK"
-	"$SYZ/bin/syz-db" pack "$REPO/fuzz/seeds" "$WORK/corpus.db" \
-		> "$FZ/seeds.log" 2>&1 || die "syz-db pack failed ($FZ/seeds.log)"
-	say "corpus: $(ls "$REPO"/fuzz/seeds | wc -l) seed programs (fuzz/seeds)"
+	cp "$FZ/seeds.db" "$WORK/corpus.db"
+	say "corpus: $nseeds seed programs (fuzz/seeds)"
 else
-	# the seeds again, merged into the last run's corpus: a seed added
-	# since that run gets in; one already there is the same program
-	"$SYZ/bin/syz-db" pack "$REPO/fuzz/seeds" "$FZ/seeds.db" \
-		> "$FZ/seeds.log" 2>&1 || die "syz-db pack failed ($FZ/seeds.log)"
 	"$SYZ/bin/syz-db" merge "$WORK/corpus.db" "$FZ/seeds.db" \
 		>> "$FZ/seeds.log" 2>&1 || die "syz-db merge failed ($FZ/seeds.log)"
-	say "corpus: the last run's, $WORK/corpus.db, and the $(ls "$REPO"/fuzz/seeds | wc -l) seeds (FUZZ_FRESH=1: the seeds alone)"
+	say "corpus: the last run's, $WORK/corpus.db, and the $nseeds seeds (FUZZ_FRESH=1: the seeds alone)"
 fi
 
 # --- 5. the run -----------------------------------------------------------
