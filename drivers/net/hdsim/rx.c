@@ -383,14 +383,19 @@ static void hdsim_wake_sender(struct hdsim_rq *rq)
 
 /* A poll in softirq context is covered as the work of the task that
  * started the queue (KCOV's remote coverage, as vhost does for its
- * workers). A busy poll runs in that task itself, with its own coverage,
- * and netpoll in neither: both are left alone.
+ * workers). Left alone: a queue no such task started (handle 0), a busy
+ * poll (it runs in a task, with its own coverage) and netpoll (budget
+ * 0), which may poll this queue from inside another port's poll, where
+ * KCOV refuses a second remote section.
  */
-static bool hdsim_kcov_start(struct hdsim_rq *rq)
+static bool hdsim_kcov_start(struct hdsim_rq *rq, int budget)
 {
-	if (!IS_ENABLED(CONFIG_KCOV) || !in_serving_softirq())
+	u64 handle = READ_ONCE(rq->kcov_handle);
+
+	if (!IS_ENABLED(CONFIG_KCOV) || !handle || !budget ||
+	    !in_serving_softirq())
 		return false;
-	kcov_remote_start_common(READ_ONCE(rq->kcov_handle));
+	kcov_remote_start_common(handle);
 	return true;
 }
 
@@ -403,7 +408,7 @@ static void hdsim_kcov_stop(bool started)
 int hdsim_napi_poll(struct napi_struct *napi, int budget)
 {
 	struct hdsim_rq *rq = container_of(napi, struct hdsim_rq, napi);
-	bool kcov = hdsim_kcov_start(rq);
+	bool kcov = hdsim_kcov_start(rq, budget);
 	struct sk_buff *src;
 	int done = 0;
 
