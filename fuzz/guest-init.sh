@@ -6,8 +6,10 @@
 # fuzz/initramfs-init. FUZZ_SSH_KEY on the command line is the key
 # syz-manager logs in with (its sshkey), FUZZ_GUEST_TOOLS where ncdevmem is.
 # It:
-#   - gives the guest writable /tmp, /run, /var/tmp and a root account
-#     that the ssh server accepts a key for;
+#   - gives the guest a root account that the ssh server accepts a key
+#     for (its writable /tmp, /run, /var/tmp and /root are tmpfs that
+#     fuzz/initramfs-init mounted, with this repository and the build
+#     directory bound over them where a clone is under one of them);
 #   - makes two hdsim devices with 4 queues each, their ports named as
 #     fuzz/descriptions/devmem_devices.txt expects: hdsim0p0 (this
 #     namespace, header split on, ntuple rules steering the peer's ports
@@ -28,10 +30,9 @@ mount -t proc proc /proc
 mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
 mount -t sysfs sysfs /sys
 mount -t debugfs debugfs /sys/kernel/debug
-for d in /tmp /run /var/tmp /root; do
-	mount -t tmpfs -o mode=0755 tmpfs "$d"
-done
-chmod 1777 /tmp /var/tmp
+# no tmpfs here over /tmp, /run, /var/tmp or /root: fuzz/initramfs-init
+# made them, and a new one would hide this script's own directory, the
+# key and the tools where the clone is under one of them
 mkdir -p /run/netns /run/devmem-fuzz
 
 log()

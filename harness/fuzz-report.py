@@ -10,6 +10,11 @@ report: executions, corpus, crashes, and the coverage of each of our
 files, with the three groups the issue sets a goal for (zcrx, devmem,
 netdev-genl: 60 %).
 
+A run that executed no program (no heartbeat, or "exec total=0": no VM
+came up, or none ran a program) has no coverage to report: the report
+says so, lists the crashes (a VM that does not boot is saved as one) and
+exits with status 1 instead of printing 0 % for every file.
+
 The share is of coverage points: the KCOV call sites the compiler put in
 a file (TotalPCs), about one per basic block, of which the run reached
 CoveredPCs. syz-manager's TotalLines is the length of the file, comments
@@ -91,6 +96,13 @@ def crashes(workdir):
     return out
 
 
+def executions(stats):
+    """The programs executed: "exec total=N (R/min)" of the heartbeat, 0
+    where there is none (syz-manager writes none before a VM connects)."""
+    m = re.match(r"\d+", stats.get("exec total", ""))
+    return int(m.group()) if m else 0
+
+
 def pct(c, t):
     return 100.0 * c / t if t else 0.0
 
@@ -117,6 +129,20 @@ def picture(rows, path):
 
 def main():
     fz, minutes, beat = sys.argv[1], sys.argv[2], sys.argv[3]
+    stats = dict(re.findall(r"([a-z][a-z ]*?)=(\S+)", beat))
+    found = crashes(os.path.join(fz, "workdir"))
+    if executions(stats) == 0:
+        print("fuzz report: %s min of syzkaller: NO PROGRAM EXECUTED" % minutes)
+        print("  %s" % ("no VM came up (no heartbeat from syz-manager)"
+                        if not beat.strip() else "heartbeat: " + beat.strip()))
+        print("  see syz-manager's log, with the console output of a VM that"
+              " did not boot: %s" % os.path.join(fz, "manager.log"))
+        print("crashes: %d title(s)" % len(found))
+        for title, n in found:
+            print("  %s (%d log(s))" % (title, n))
+        print("fuzz-report: no program executed, no coverage to report",
+              file=sys.stderr)
+        sys.exit(1)
     rows = ours(read_cover(os.path.join(fz, "filecover.csv")))
     with open(os.path.join(fz, "coverage.csv"), "w", newline="") as f:
         w = csv.writer(f)
@@ -125,13 +151,11 @@ def main():
         for name, group, c, t, lc, lt in rows:
             w.writerow([name, group, c, t, "%.1f" % pct(c, t), lc, lt])
 
-    stats = dict(re.findall(r"([a-z][a-z ]*?)=(\S+)", beat))
     print("fuzz report: %s min of syzkaller" % minutes)
     for key in ("exec total", "corpus", "coverage", "signal", "crashes",
                 "crash types"):
         if key in stats:
             print("  %-12s %s" % (key, stats[key]))
-    found = crashes(os.path.join(fz, "workdir"))
     print("crashes: %d title(s)" % len(found))
     for title, n in found:
         print("  %s (%d log(s))" % (title, n))
