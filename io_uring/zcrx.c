@@ -1079,9 +1079,17 @@ static int io_zcrx_recv_niov(struct io_zcrx_args *args, const skb_frag_t *frag,
 	/*
 	 * The references before the completion, the pool's first: user
 	 * space may return the buffer through the refill ring, from another
-	 * CPU, as soon as it sees the CQE.
+	 * CPU, as soon as it sees the CQE, or before it (an entry that
+	 * guesses the buffer). The refill takes the user reference with
+	 * atomic_dec_if_positive(), fully ordered when it succeeds, then
+	 * drops the pool's: it must never see the user reference without
+	 * the pool reference, or it would drop the skb's. Non-returning
+	 * atomics are unordered on arm64 and POWER; the barrier orders the
+	 * pool reference before the user reference, and pairs with the
+	 * one implied by the refill's atomic_dec_if_positive().
 	 */
 	atomic_long_inc(&niov->pp_ref_count);
+	smp_mb__before_atomic();
 	atomic_inc(&ifq->area->user_refs[net_iov_idx(niov)]);
 	if (!io_zcrx_post(args->req, ifq, niov, off, len)) {
 		io_zcrx_drop_user_ref(niov);
@@ -1131,6 +1139,10 @@ static int io_zcrx_copy_chunk(struct io_zcrx_args *args, struct page *page,
 
 	niov->pp = NULL;
 	atomic_long_set(&niov->pp_ref_count, 1);
+	/* as in io_zcrx_recv_niov(): a refill that takes the user reference
+	 * sees the buffer's owner and pool reference set
+	 */
+	smp_mb__before_atomic();
 	atomic_inc(&area->user_refs[net_iov_idx(niov)]);
 	if (!io_zcrx_post(args->req, args->ifq, niov, 0, len)) {
 		io_zcrx_drop_user_ref(niov);

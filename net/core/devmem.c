@@ -30,6 +30,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/scatterlist.h>
 #include <linux/stringify.h>
+#include <linux/user_namespace.h>
 #include <net/netdev_queues.h>
 #include <net/netdev_rx_queue.h>
 #include <net/netlink.h>
@@ -63,6 +64,18 @@ static DEFINE_MUTEX(net_devmem_mapped_lock);	/* the list, the unmap */
  */
 #define NET_DEVMEM_SOCK_MAX_BINDINGS	256
 
+/* The most bindings one user may have mapped at once, over all of their
+ * sockets and namespaces (net_devmem_charged_uid()). Each holds an
+ * attachment, the exporter's sg_table and IOMMU mappings, none of them
+ * charged to a memory cgroup, and bind-tx needs no privilege.
+ * CAP_SYS_RESOURCE lifts the bound.
+ */
+#define NET_DEVMEM_USER_MAX_BINDINGS	512
+
+/* Mapped bindings per user: a value entry by kuid, none at 0. */
+static DEFINE_XARRAY(net_devmem_user_maps);
+static DEFINE_MUTEX(net_devmem_user_maps_lock);
+
 /* The bindings of one netlink socket, found by the socket: its release
  * unbinds them (net_devmem_unbind_owned()), and the release of a socket
  * that owns none takes no lock but this table's. @sk is only compared,
@@ -83,6 +96,63 @@ static DEFINE_HASHTABLE(net_devmem_owners, 10);
 static DEFINE_SPINLOCK(net_devmem_owners_lock);
 static unsigned int net_devmem_nr_owners;
 
+/*
+ * The user the caller's bindings count against: its uid, or in a user
+ * namespace the uid that created the namespace's outermost ancestor
+ * below init_user_ns. Whatever uids a user maps into namespaces of their
+ * own (their subordinate range with newuidmap), and setuid() to there,
+ * their bindings count as that user's.
+ */
+static kuid_t net_devmem_charged_uid(void)
+{
+	const struct user_namespace *ns = current_user_ns();
+
+	if (ns == &init_user_ns)
+		return current_uid();
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return ns->owner;
+}
+
+/* Count one more mapping for @uid: -ENOSPC past the bound. */
+static int net_devmem_user_charge(kuid_t uid, struct netlink_ext_ack *extack)
+{
+	unsigned long n;
+	void *entry;
+	int err = 0;
+
+	mutex_lock(&net_devmem_user_maps_lock);
+	entry = xa_load(&net_devmem_user_maps, __kuid_val(uid));
+	n = entry ? xa_to_value(entry) : 0;
+	if (n >= NET_DEVMEM_USER_MAX_BINDINGS && !capable(CAP_SYS_RESOURCE)) {
+		NL_SET_ERR_MSG(extack,
+			       "this user has the most bindings a user may have ("
+			       __stringify(NET_DEVMEM_USER_MAX_BINDINGS) ")");
+		err = -ENOSPC;
+	} else {
+		err = xa_err(xa_store(&net_devmem_user_maps, __kuid_val(uid),
+				      xa_mk_value(n + 1), GFP_KERNEL));
+	}
+	mutex_unlock(&net_devmem_user_maps_lock);
+	return err;
+}
+
+/* Undo net_devmem_user_charge(). */
+static void net_devmem_user_uncharge(kuid_t uid)
+{
+	unsigned long n;
+
+	mutex_lock(&net_devmem_user_maps_lock);
+	n = xa_to_value(xa_load(&net_devmem_user_maps, __kuid_val(uid)));
+	if (n > 1)
+		/* replacing a value entry allocates nothing */
+		xa_store(&net_devmem_user_maps, __kuid_val(uid),
+			 xa_mk_value(n - 1), GFP_KERNEL);
+	else
+		xa_erase(&net_devmem_user_maps, __kuid_val(uid));
+	mutex_unlock(&net_devmem_user_maps_lock);
+}
+
 /* Undo net_devmem_dmabuf_map(). */
 static void net_devmem_dmabuf_unmap(struct net_devmem_dmabuf_binding *binding)
 {
@@ -90,6 +160,7 @@ static void net_devmem_dmabuf_unmap(struct net_devmem_dmabuf_binding *binding)
 					  binding->direction);
 	dma_buf_detach(binding->dmabuf, binding->attachment);
 	put_device(binding->dma_dev);
+	net_devmem_user_uncharge(binding->map_uid);
 }
 
 /* Unmap @binding unless its device's unregister did already. */
@@ -242,6 +313,11 @@ static int net_devmem_dmabuf_map(struct net_devmem_dmabuf_binding *binding,
 {
 	int err;
 
+	binding->map_uid = net_devmem_charged_uid();
+	err = net_devmem_user_charge(binding->map_uid, extack);
+	if (err)
+		return err;
+
 	binding->dma_dev = get_device(dma_dev);
 	binding->attachment = dma_buf_attach(binding->dmabuf, dma_dev);
 	if (IS_ERR(binding->attachment)) {
@@ -270,6 +346,7 @@ err_detach:
 	dma_buf_detach(binding->dmabuf, binding->attachment);
 err_put_device:
 	put_device(dma_dev);
+	net_devmem_user_uncharge(binding->map_uid);
 	return err;
 }
 

@@ -8,6 +8,7 @@
 #include <linux/dma-direction.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
+#include <linux/uidgid.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <net/netmem.h>
@@ -55,6 +56,9 @@ struct sg_table;
  *	(NULL after): at the final free, or when that device unregisters.
  *	Only compared. Under the lock of the list of mapped bindings.
  * @map_list: entry in the list of mapped bindings while @map_dev is set
+ * @map_uid: the user the mapping is counted against, from the map to the
+ *	unmap (NET_DEVMEM_USER_MAX_BINDINGS); set once, by the task that
+ *	asked for the binding
  */
 struct net_devmem_dmabuf_binding {
 	struct dma_buf *dmabuf;
@@ -81,6 +85,7 @@ struct net_devmem_dmabuf_binding {
 	struct work_struct free_work;
 	struct net_device *map_dev;
 	struct list_head map_list;
+	kuid_t map_uid;
 };
 
 int net_devmem_check_device(struct net_device *dev, u32 rx_page_size,

@@ -9,7 +9,10 @@
  * into its area. The reader gets its bytes and no error. Each such copy
  * is counted on the RX queue the skb came in on, and the "devmem-stats"
  * generic netlink family reads the counts per queue, so that an operator
- * sees which queue lets payload miss device memory.
+ * sees which queue lets payload miss device memory. Only a device-memory
+ * reader in the device's namespace counts, and only while device memory
+ * backs one of the device's RX queues: what such a reader should have
+ * got in device memory, never what any user can make up.
  *
  * The counts only ever grow, from the device's registration on; they are
  * updated where the copy happens, in the reader's context, never on the
@@ -19,6 +22,7 @@
  * a reader that keeps its fragments and never gives them back holds the
  * binding's buffers, and the NIC runs out of them.
  */
+#include <linux/capability.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <net/genetlink.h>
@@ -32,6 +36,54 @@
 
 static struct genl_family devmem_stats_nl_family;
 
+/*
+ * Whether @sk reads as a device-memory reader: an io_uring RECV_ZC reader
+ * (its ring registered an area on a queue, which takes CAP_NET_ADMIN), a
+ * socket that held device memory before, or a reader with CAP_NET_ADMIN
+ * in the socket's namespace, who may steer flows and bind queues there.
+ * Anyone else may pass MSG_SOCK_DEVMEM on any TCP socket; their copies
+ * say nothing about a queue.
+ */
+static bool netif_rxq_host_reader_counted(const struct sock *sk,
+					  enum netif_rxq_host_reader reader)
+{
+	return reader == NETIF_RXQ_HOST_ZCRX || READ_ONCE(sk->sk_devmem_tokens) ||
+	       ns_capable_noaudit(sock_net(sk)->user_ns, CAP_NET_ADMIN);
+}
+
+/*
+ * Whether payload that @dev received for a reader in @net counts: @dev is
+ * registered, in @net, and device memory backs one of its RX queues.
+ * The scan over the queues runs for device-memory readers only.
+ *
+ * A device whose state is no longer NETREG_REGISTERED may already have
+ * its queues freed: free_netdev() frees them before it takes the NAPI
+ * instances off the hash, so a NAPI id resolves to the device for several
+ * grace periods after. unregister_netdevice_many() changes the state, then
+ * waits for a grace period (synchronize_net()) before anything is freed;
+ * a reader under rcu_read_lock() that still sees NETREG_REGISTERED holds
+ * that grace period, and with it the queues.
+ *
+ * Readers elsewhere (a container behind a macvlan or VLAN of the NIC) and
+ * devices without device memory do not count: those reads are nobody's
+ * device memory missed.
+ */
+static bool netif_rxq_host_counted(const struct net_device *dev,
+				   const struct net *net)
+{
+	unsigned int i;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "the queues need RCU");
+
+	if (READ_ONCE(dev->reg_state) != NETREG_REGISTERED ||
+	    !net_eq(dev_net(dev), net))
+		return false;
+	for (i = 0; i < dev->num_rx_queues; i++)
+		if (READ_ONCE(__netif_get_rx_queue(dev, i)->mp_params.mp_ops))
+			return true;
+	return false;
+}
+
 /**
  * netif_rxq_host_payload() - count payload a device-memory reader copied
  * @sk: the reading socket
@@ -41,11 +93,15 @@ static struct genl_family devmem_stats_nl_family;
  * @copies: copies they took
  *
  * The device is the one whose NAPI instance received @skb, the NIC under
- * a VLAN, macvlan or bond (whose skb_iif the skb carries), in whichever
- * namespace it is; for an skb no NAPI instance received (loopback, veth
- * without NAPI) the skb's input device in the socket's namespace. The
- * queue is the one the driver recorded, queue 0 if it recorded none. An
- * skb whose device is gone is not counted.
+ * a VLAN or bond (whose skb_iif the skb carries); for an skb no NAPI
+ * instance received (loopback, veth without NAPI) the skb's input device.
+ * The queue is the one the driver recorded, queue 0 if it recorded none.
+ * Only a device-memory reader counts (netif_rxq_host_reader_counted()),
+ * and only on a device in its namespace with device memory on one of
+ * its RX queues (netif_rxq_host_counted()); a device being unregistered
+ * does not.
+ *
+ * Context: process, the reader's, which may sleep.
  */
 void netif_rxq_host_payload(const struct sock *sk, const struct sk_buff *skb,
 			    enum netif_rxq_host_reader reader, u32 bytes,
@@ -55,11 +111,14 @@ void netif_rxq_host_payload(const struct sock *sk, const struct sk_buff *skb,
 	struct net_device *dev;
 	u16 q = 0;
 
+	if (!netif_rxq_host_reader_counted(sk, reader))
+		return;
+
 	rcu_read_lock();
 	dev = dev_get_by_napi_id(skb_napi_id(skb));
 	if (!dev)
 		dev = dev_get_by_index_rcu(sock_net(sk), skb->skb_iif);
-	if (!dev)
+	if (!dev || !netif_rxq_host_counted(dev, sock_net(sk)))
 		goto out_unlock;
 	if (skb_rx_queue_recorded(skb))
 		q = skb_get_rx_queue(skb);

@@ -10,6 +10,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <net/if.h>
@@ -398,6 +400,142 @@ TEST_F(bind_tx, a_socket_owns_at_most_256_bindings)
 	EXPECT_EQ(0, devmem_bind_tx(&self->nl, self->ifindex, dmabuf, NULL));
 	devmem_nl_close(&many);
 	EXPECT_EQ(2, wait_dmabuf_refs(dmabuf, 2));
+	close(dmabuf);
+}
+
+#define USER_MAX_BINDINGS	512
+#define USER_MAX_MSG		"this user has the most bindings a user may have (512)"
+
+/*
+ * In a forked child, as nobody: USER_MAX_BINDINGS bindings of @dmabuf
+ * over two sockets, then the next one on a third, refused with the
+ * reason; tells @ready and keeps them until @hold closes. 0, or the step
+ * that failed.
+ */
+static int bind_a_users_most_as_nobody(int ifindex, int dmabuf, int ready,
+				       int hold)
+{
+	struct devmem_nl nl[3];
+	int i, err;
+	char c;
+
+	for (i = 0; i < 3; i++)
+		if (devmem_nl_open(&nl[i]))
+			return 2;
+	if (setresuid(65534, 65534, 65534))
+		return 3;
+	for (i = 0; i < USER_MAX_BINDINGS; i++)
+		if (devmem_bind_tx(&nl[i / 256], ifindex, dmabuf, NULL))
+			return 4;
+	err = devmem_bind_tx(&nl[2], ifindex, dmabuf, NULL);
+	if (err != -ENOSPC || strcmp(nl[2].extack, USER_MAX_MSG))
+		return 5;
+	if (write(ready, "r", 1) != 1)
+		return 6;
+	if (read(hold, &c, 1) < 0)
+		return 7;
+	return 0;
+}
+
+/*
+ * In a forked child: drop to nobody, make a user namespace, wait on @go
+ * while the parent maps uids 0-99 there to kuids from 300000 on (what
+ * newuidmap does with a user's subordinate range), become uid 5 in it
+ * (kuid 300005) and bind-tx once. bind-tx's errno, or 100 + the step
+ * that failed.
+ */
+static int bind_tx_as_subordinate_uid(int ifindex, int dmabuf, int ready,
+				      int go)
+{
+	struct devmem_nl nl;
+	char c;
+
+	if (setresuid(65534, 65534, 65534) || unshare(CLONE_NEWUSER) ||
+	    write(ready, "u", 1) != 1 || read(go, &c, 1) != 1)
+		return 101;
+	if (setresuid(5, 5, 5) || getuid() != 5)
+		return 102;
+	if (devmem_nl_open(&nl))
+		return 103;
+	return -devmem_bind_tx(&nl, ifindex, dmabuf, NULL);
+}
+
+/* bind_tx_as_subordinate_uid() in a child: its result, or -1. */
+static int subordinate_uid_binds(int ifindex, int dmabuf)
+{
+	int ready[2], go[2], status = -1;
+	char path[64], c;
+	pid_t pid;
+
+	if (pipe(ready) || pipe(go))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid)
+		_exit(bind_tx_as_subordinate_uid(ifindex, dmabuf, ready[1],
+						 go[0]));
+	close(ready[1]);
+	close(go[0]);
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+	if (read(ready[0], &c, 1) != 1 || write_file(path, "0 300000 100\n") ||
+	    write(go[1], "g", 1) != 1)
+		kill(pid, SIGKILL);
+	close(go[1]);
+	close(ready[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * The 256 bindings of a socket do not bound a user, who may open sockets
+ * up to RLIMIT_NOFILE, and each binding holds an attachment, a
+ * scatterlist and IOMMU mappings that no memory cgroup is charged for.
+ * A user has at most 512 mapped, over all of their sockets: the next is
+ * refused with ENOSPC, on a new socket and in a user namespace of their
+ * own too, as any uid they map there; another user (root) still binds,
+ * and so does the first once their bindings are gone.
+ */
+TEST_F_TIMEOUT(bind_tx, a_user_has_at_most_512_bindings_over_all_sockets, 180)
+{
+	struct unpriv_tx b = { self->ifindex, -1 };
+	int ready[2], hold[2], dmabuf, status;
+	pid_t pid;
+	char c;
+
+	dmabuf = udmabuf_alloc(64 << 10, NULL);
+	ASSERT_GE(dmabuf, 0);
+	b.dmabuf = dmabuf;
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(hold));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(ready[0]);
+		close(hold[1]);
+		_exit(bind_a_users_most_as_nobody(self->ifindex, dmabuf,
+						  ready[1], hold[0]));
+	}
+	close(ready[1]);
+	close(hold[0]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ(1 + USER_MAX_BINDINGS, dmabuf_refs(dmabuf));
+
+	EXPECT_EQ(-ENOSPC, devmem_nl_as_nobody(unpriv_bind_tx, &b, false));
+	EXPECT_EQ(-ENOSPC, devmem_nl_as_nobody(unpriv_bind_tx, &b, true));
+	/* another uid, one of nobody's own namespace: still nobody's */
+	EXPECT_EQ(ENOSPC, subordinate_uid_binds(self->ifindex, dmabuf));
+	EXPECT_EQ(0, devmem_bind_tx(&self->nl, self->ifindex, dmabuf, NULL));
+
+	close(hold[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the child's step %d failed", WEXITSTATUS(status));
+	EXPECT_EQ(2, wait_dmabuf_refs(dmabuf, 2));
+	EXPECT_EQ(0, devmem_nl_as_nobody(unpriv_bind_tx, &b, true));
+	EXPECT_EQ(0, subordinate_uid_binds(self->ifindex, dmabuf));
+	close(ready[0]);
 	close(dmabuf);
 }
 

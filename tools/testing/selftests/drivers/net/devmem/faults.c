@@ -342,6 +342,264 @@ TEST_F_TIMEOUT(faults, device_deleted_then_netlink_closed_then_tcp_closed, 120)
 	reap(pid);
 }
 
+/* Readers of host payload while their device goes: 8 of 2 connections */
+#define BYTEWISE_CONNS		16
+#define BYTEWISE_READERS	8
+#define BYTEWISE_BYTES		(32 << 10)
+
+/*
+ * In a forked child, as nobody if @nobody: read @fds one byte per recvmsg() with
+ * MSG_SOCK_DEVMEM, round robin, each byte checked against the pattern,
+ * until @stop is readable; then the rest in one piece per read, each
+ * connection to BYTEWISE_BYTES. Every one of these reads is a copy of
+ * host payload, which the kernel counts on the skb's queue for root
+ * (CAP_NET_ADMIN). Tells the parent on @started after its first pass. 0,
+ * or the step that failed.
+ */
+static int read_bytewise(const int *fds, int n, bool nobody, int started,
+			 int stop)
+{
+	struct pollfd pfd = { .fd = stop, .events = POLLIN };
+	size_t got[BYTEWISE_CONNS] = { 0 };
+	char ctrl[CMSG_SPACE(64)];
+	uint8_t buf[4096];
+	bool bytewise = true;
+	int i, left = n;
+	ssize_t ret;
+
+	if (nobody && setresuid(65534, 65534, 65534))
+		return 2;
+	for (unsigned long pass = 0; left; pass++) {
+		left = 0;
+		for (i = 0; i < n; i++) {
+			size_t want = BYTEWISE_BYTES - got[i];
+			struct iovec iov = { buf, bytewise ? 1 : want };
+			struct msghdr msg = {
+				.msg_iov = &iov, .msg_iovlen = 1,
+				.msg_control = ctrl,
+				.msg_controllen = sizeof(ctrl),
+			};
+
+			if (!want)
+				continue;
+			if (want > sizeof(buf))
+				iov.iov_len = bytewise ? 1 : sizeof(buf);
+			ret = recvmsg(fds[i], &msg, MSG_SOCK_DEVMEM);
+			if (ret <= 0)
+				return 3;
+			if (msg.msg_controllen)
+				return 4;	/* host payload: no cmsg */
+			if (check_pattern(buf, ret, got[i]))
+				return 5;
+			got[i] += ret;
+			left += got[i] < BYTEWISE_BYTES;
+		}
+		if (!pass && write(started, "s", 1) != 1)
+			return 6;
+		if (bytewise && !(pass % 64) && poll(&pfd, 1, 0) == 1)
+			bytewise = false;
+	}
+	return 0;
+}
+
+/*
+ * The device goes while readers, half of them nobody, copy its payload
+ * one byte at a time with MSG_SOCK_DEVMEM, which needs no binding: each
+ * read counts the copy on the queue the skb came in on, found from the
+ * skb's NAPI id, and free_netdev() frees the queues before it takes the
+ * NAPI instances off the hash. A count may go only to a registered
+ * device, and only for root's reads. The readers get every byte, the
+ * kernel reports nothing (KASAN saw a write to the freed queues here
+ * before, from nobody's reads as from root's).
+ */
+TEST_F_TIMEOUT(faults, device_deleted_while_readers_copy_host_payload_bytewise,
+	       180)
+{
+	int fds[BYTEWISE_CONNS], started[2], stop[2], i, r;
+	pid_t senders[BYTEWISE_CONNS], readers[BYTEWISE_READERS];
+	const int per = BYTEWISE_CONNS / BYTEWISE_READERS;
+	uint32_t id;
+	char c;
+
+	/* device memory on queue 2; the flows go to 0-1, in host memory */
+	ASSERT_EQ(0, devmem_env_bind(&self->env, &self->env.nl, 2, 1, &id));
+	for (i = 0; i < BYTEWISE_CONNS; i++) {
+		fds[i] = devmem_env_stream(&self->env, BYTEWISE_BYTES,
+					   &senders[i]);
+		ASSERT_GE(fds[i], 0);
+	}
+	for (i = 0; i < BYTEWISE_CONNS; i++)
+		ASSERT_EQ(0, wait_inq_for(fds[i], BYTEWISE_BYTES, 20000));
+	ASSERT_EQ(0, pipe(started));
+	ASSERT_EQ(0, pipe(stop));
+	for (r = 0; r < BYTEWISE_READERS; r++) {
+		readers[r] = fork();
+		ASSERT_LE(0, readers[r]);
+		if (!readers[r]) {
+			/* a copy of the binding's socket would keep it */
+			close(mnl_socket_get_fd(self->env.nl.sock));
+			close(started[0]);
+			close(stop[1]);
+			_exit(read_bytewise(fds + r * per, per, r & 1,
+					    started[1], stop[0]));
+		}
+	}
+	close(started[1]);
+	close(stop[0]);
+	for (r = 0; r < BYTEWISE_READERS; r++)
+		ASSERT_EQ(1, read(started[0], &c, 1));
+
+	ASSERT_EQ(0, hdsim_del(self->env.dev_id));
+	self->env.dev_gone = true;
+	/* the NAPI instances go last, after the device's release */
+	usleep(500000);
+	close(stop[1]);
+	for (r = 0; r < BYTEWISE_READERS; r++)
+		EXPECT_EQ(0, reap(readers[r])) TH_LOG("reader %d", r);
+	for (i = 0; i < BYTEWISE_CONNS; i++) {
+		close(fds[i]);
+		kill(senders[i], SIGKILL);
+		reap(senders[i]);
+	}
+	close(started[0]);
+}
+
+/*
+ * Stream @bytes to the listening socket and read it all with devmem, as
+ * root or (@nobody) in a child as nobody: the bytes read, all in host
+ * memory, or 0.
+ */
+static size_t devmem_read_stream(struct devmem_env *env, size_t bytes,
+				 bool nobody)
+{
+	struct stream st = { .map_size = DMABUF_SIZE };
+	pid_t pid, rx = 0;
+	int fd;
+
+	fd = devmem_env_stream(env, bytes, &pid);
+	if (fd < 0)
+		return 0;
+	if (nobody)
+		rx = fork();
+	if (!rx && (!nobody || !setresuid(65534, 65534, 65534)))
+		recv_stream(fd, env->map, &st, bytes);
+	if (nobody && !rx)
+		_exit(st.host == bytes && !st.errors ? 0 : 1);
+	close(fd);
+	if (reap(pid) || (nobody && (rx < 0 || reap(rx))))
+		return 0;
+	if (nobody)
+		return bytes;
+	return st.errors || st.devmem ? 0 : st.host;
+}
+
+/* devmem-stats' devmem-host-bytes of the port's four RX queues, summed */
+static int64_t host_bytes_of(struct devmem_env *env)
+{
+	struct devmem_host_stats st;
+	int64_t sum = 0;
+	int q;
+
+	for (q = 0; q < 4; q++) {
+		if (devmem_host_stats_get(&env->nl, env->ifindex, q, &st))
+			return -1;
+		sum += st.devmem_bytes + st.zcrx_bytes;
+	}
+	return sum;
+}
+
+#define MV_NS_SUFFIX	"mv"
+#define MV_ADDR		"192.0.4.3"
+
+/*
+ * In a forked child: in namespace @ns, as nobody, take one connection
+ * on MV_ADDR and read it with MSG_SOCK_DEVMEM. Exits 0 when all @bytes
+ * came, in host memory; else the step that failed.
+ */
+static int read_in_netns_as_nobody(const char *ns, size_t bytes, int ready,
+				   uint8_t *map)
+{
+	struct stream st = { .map_size = DMABUF_SIZE };
+	int lfd, fd;
+
+	if (netns_enter(ns) < 0)
+		return 2;
+	lfd = listen_on(MV_ADDR, PORT + 2);
+	if (lfd < 0 || setresuid(65534, 65534, 65534) ||
+	    write(ready, "l", 1) != 1)
+		return 3;
+	fd = accept(lfd, NULL, NULL);
+	if (fd < 0)
+		return 4;
+	recv_stream(fd, map, &st, bytes);
+	return st.bytes == bytes && st.host == bytes && !st.errors ? 0 : 5;
+}
+
+/*
+ * devmem-stats counts what a devmem reader should have had in device
+ * memory, so no user can make a queue look misconfigured: a devmem read
+ * of payload from a device without device memory counts nowhere; once
+ * the NIC has a binding, nor does a read by a user who never had device
+ * memory (anyone may pass MSG_SOCK_DEVMEM), or one in another namespace
+ * (a container behind a macvlan of the NIC, whose skbs carry the NIC's
+ * NAPI id). A reader with CAP_NET_ADMIN in the NIC's namespace counts,
+ * every byte.
+ */
+TEST_F_TIMEOUT(faults, host_copies_count_only_for_readers_that_device_memory_was_for,
+	       120)
+{
+	const size_t bytes = 256 << 10;
+	char ns[64], mv[IFNAMSIZ];
+	int ready[2], mvidx;
+	int64_t before;
+	pid_t rx, tx;
+	uint32_t id;
+	char c;
+
+	/* no device memory on the device: a devmem reader's copies */
+	before = host_bytes_of(&self->env);
+	ASSERT_LE(0, before);
+	EXPECT_EQ(bytes, devmem_read_stream(&self->env, bytes, false));
+	EXPECT_EQ(before, host_bytes_of(&self->env));
+
+	/* device memory on queue 2: a user who never had any, reading */
+	ASSERT_EQ(0, devmem_env_bind(&self->env, &self->env.nl, 2, 1, &id));
+	EXPECT_EQ(bytes, devmem_read_stream(&self->env, bytes, true));
+	EXPECT_EQ(before, host_bytes_of(&self->env));
+
+	/* a macvlan of the port in its own namespace: that reader's copies */
+	snprintf(ns, sizeof(ns), "%s-" MV_NS_SUFFIX, self->env.ns);
+	snprintf(mv, sizeof(mv), "fmv%u", self->env.dev_id);
+	ASSERT_EQ(0, netns_add(ns));
+	ASSERT_EQ(0, run("ip link add link %s name %s type macvlan mode bridge",
+			 self->env.ifname, mv));
+	mvidx = if_nametoindex(mv);
+	ASSERT_LT(0, mvidx);
+	ASSERT_EQ(0, link_set_netns(mvidx, ns));
+	ASSERT_EQ(0, addr_add(ns, mvidx, MV_ADDR, 24));
+	ASSERT_EQ(0, link_set_up(ns, mvidx));
+	ASSERT_EQ(0, pipe(ready));
+	rx = fork();
+	ASSERT_LE(0, rx);
+	if (!rx)
+		_exit(read_in_netns_as_nobody(ns, bytes, ready[1],
+					      self->env.map));
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	close(ready[0]);
+	tx = sender_to(self->env.ns, MV_ADDR, PORT + 2, bytes);
+	EXPECT_EQ(0, reap(rx));
+	EXPECT_EQ(0, reap(tx));
+	EXPECT_EQ(before, host_bytes_of(&self->env));
+	EXPECT_EQ(0, netns_del(ns));
+
+	/* the port's own namespace, with device memory on queue 2, and
+	 * CAP_NET_ADMIN there: counted
+	 */
+	EXPECT_EQ(bytes, devmem_read_stream(&self->env, bytes, false));
+	EXPECT_EQ(before + bytes, host_bytes_of(&self->env));
+}
+
 /*
  * The namespace holding the bound device is deleted while the binding's
  * netlink socket (opened in that namespace) is open; then its owner dies.
