@@ -159,8 +159,8 @@ static void net_devmem_dmabuf_unmap(struct net_devmem_dmabuf_binding *binding)
 	dma_buf_unmap_attachment_unlocked(binding->attachment, binding->sgt,
 					  binding->direction);
 	dma_buf_detach(binding->dmabuf, binding->attachment);
-	put_device(binding->dma_dev);
 	net_devmem_user_uncharge(binding->map_uid);
+	put_device(binding->dma_dev);
 }
 
 /* Unmap @binding unless its device's unregister did already. */

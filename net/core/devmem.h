@@ -56,7 +56,7 @@ struct sg_table;
  *	(NULL after): at the final free, or when that device unregisters.
  *	Only compared. Under the lock of the list of mapped bindings.
  * @map_list: entry in the list of mapped bindings while @map_dev is set
- * @map_uid: the user the mapping is counted against, from the map to the
+ * @map_uid: the user the mapping counts against, from the map to the
  *	unmap (NET_DEVMEM_USER_MAX_BINDINGS); set once, by the task that
  *	asked for the binding
  */

@@ -9,10 +9,7 @@
  * into its area. The reader gets its bytes and no error. Each such copy
  * is counted on the RX queue the skb came in on, and the "devmem-stats"
  * generic netlink family reads the counts per queue, so that an operator
- * sees which queue lets payload miss device memory. Only a device-memory
- * reader in the device's namespace counts, and only while device memory
- * backs one of the device's RX queues: what such a reader should have
- * got in device memory, never what any user can make up.
+ * sees which queue lets payload miss device memory.
  *
  * The counts only ever grow, from the device's registration on; they are
  * updated where the copy happens, in the reader's context, never on the
@@ -22,7 +19,6 @@
  * a reader that keeps its fragments and never gives them back holds the
  * binding's buffers, and the NIC runs out of them.
  */
-#include <linux/capability.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <net/genetlink.h>
@@ -68,7 +64,7 @@ static bool netif_rxq_host_reader_counted(const struct sock *sk,
  * devices without device memory do not count: those reads are nobody's
  * device memory missed.
  */
-static bool netif_rxq_host_counted(const struct net_device *dev,
+static bool netif_rxq_host_counted(struct net_device *dev,
 				   const struct net *net)
 {
 	unsigned int i;

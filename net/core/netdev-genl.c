@@ -352,7 +352,7 @@ netdev_nl_bind_prepare(struct genl_info *info, struct net_device *held,
  * bytes, to the device it names, as @ops says, and replies with the id
  * of the binding, which belongs to the requesting socket from then on
  * (released with it: netdev_nl_netlink_notify(); a socket owns at most
- * 256, a user has at most 512 mapped).
+ * 256).
  *
  * RTNL is held to check the request, released while the dmabuf is
  * attached and mapped (the device is held), and taken again to check

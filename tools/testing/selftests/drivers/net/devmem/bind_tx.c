@@ -430,6 +430,8 @@ static int bind_a_users_most_as_nobody(int ifindex, int dmabuf, int ready,
 	err = devmem_bind_tx(&nl[2], ifindex, dmabuf, NULL);
 	if (err != -ENOSPC || strcmp(nl[2].extack, USER_MAX_MSG))
 		return 5;
+	/* the bindings hold the dmabuf, not this copy of the fd */
+	close(dmabuf);
 	if (write(ready, "r", 1) != 1)
 		return 6;
 	if (read(hold, &c, 1) < 0)
