@@ -1089,6 +1089,7 @@ static int io_zcrx_recv_niov(struct io_zcrx_args *args, const skb_frag_t *frag,
 	 * one implied by the refill's atomic_dec_if_positive().
 	 */
 	atomic_long_inc(&niov->pp_ref_count);
+	/* the pool reference first: pairs with io_zcrx_refill() */
 	smp_mb__before_atomic();
 	atomic_inc(&ifq->area->user_refs[net_iov_idx(niov)]);
 	if (!io_zcrx_post(args->req, ifq, niov, off, len)) {

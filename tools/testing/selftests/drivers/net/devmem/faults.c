@@ -409,8 +409,8 @@ static int read_bytewise(const int *fds, int n, bool nobody, int started,
  * skb's NAPI id, and free_netdev() frees the queues before it takes the
  * NAPI instances off the hash. A count may go only to a registered
  * device, and only for root's reads. The readers get every byte, the
- * kernel reports nothing (KASAN saw a write to the freed queues here
- * before, from nobody's reads as from root's).
+ * kernel reports nothing (KASAN reported a use-after-free write into
+ * the queues here before, from nobody's reads as from root's).
  */
 TEST_F_TIMEOUT(faults, device_deleted_while_readers_copy_host_payload_bytewise,
 	       180)
