@@ -3,7 +3,7 @@
 
 H := harness
 
-.PHONY: help deps rebase debian-config tree kernel tools checkpatch check check-full check-debug test vm quilt series demo bench deb system-test vm-bundle vm-bundle-test fuzz clean
+.PHONY: help deps rebase debian-config tree kernel tools checkpatch check check-full check-debug check-kcsan test vm quilt series demo bench deb system-test vm-bundle vm-bundle-test fuzz clean
 
 help:
 	@echo "make deps        install missing apt packages and virtme-ng (venv in build/)"
@@ -19,6 +19,7 @@ help:
 	@echo "make check-full  make check with the long streams at 1 GiB (128 MiB in make check)"
 	@echo "                 and make system-test (a Debian 12 image from our packages)"
 	@echo "make check-debug the whole suite on the debug kernel (KASAN, lockdep, kmemleak)"
+	@echo "make check-kcsan the concurrency-heavy tests on a KCSAN kernel; its races sorted"
 	@echo "make vm          interactive shell in the VM on the built kernel"
 	@echo "make quilt       shell in build/quilt to edit patches/ with quilt"
 	@echo "make series      git format-patch series in build/series, verified with git am"
@@ -67,6 +68,12 @@ check-full: tools
 # harness/debug.sh builds it and runs the whole suite on it.
 check-debug: tree
 	@$(H)/debug.sh all
+
+# The KCSAN kernel (build/obj-kcsan): the concurrency-heavy tests of
+# harness/data/kcsan-tests, its data races sorted; the result is
+# recorded in harness/data/kcsan-result
+check-kcsan: tree
+	@$(H)/kcsan.sh
 
 test: check
 

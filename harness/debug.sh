@@ -35,15 +35,7 @@ fi
 [ "${1:-}" = build ] && exit 0
 rm -rf "$LOGS-2"
 
-# run <label> <run_kselftest.sh arguments>
-run()
-{
-	CHECK_LABEL="$1" KSELFTEST_ARGS="$2" \
-		DEVMEM_LONG_MIB=${DEVMEM_LONG_MIB:-128} \
-		DEVMEM_TX_LONG_MIB=${DEVMEM_TX_LONG_MIB:-8} \
-		FUZZ_NL_MSGS=${FUZZ_NL_MSGS:-10000} \
-		PEER_FUZZ_ROUNDS=${PEER_FUZZ_ROUNDS:-1} "$H/run-kselftests.sh"
-}
+run() { run_slow_kernel "$@"; }
 
 if [ "${1:-subset}" != subset ]; then
 	# the e1000e ports behind the emulated IOMMU, as in make check's

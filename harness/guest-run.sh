@@ -41,6 +41,9 @@ if [ -w $KMEMLEAK ]; then
 	echo scan > $KMEMLEAK
 	cat $KMEMLEAK > "$LOGS/kmemleak.log"
 fi
+# KCSAN kernels: its counters (watchpoints set up, races found) show
+# that it watched at all; harness/kcsan-report.py reads them
+[ -r /sys/kernel/debug/kcsan ] && cat /sys/kernel/debug/kcsan > "$LOGS/kcsan-stats.log"
 dmesg > "$LOGS/dmesg.log"
 [ -f /proc/modules ] && cut -d' ' -f1 /proc/modules | sort > "$LOGS/modules.txt"
 echo "GUEST_DONE uptime=$(cut -d' ' -f1 /proc/uptime)s"

@@ -17,6 +17,14 @@ if [ "$VARIANT" = debug ]; then
 	KST=$BUILD/kselftest-debug
 	FRAGMENT="$REPO/config/devmem.config $REPO/config/memcg.config $REPO/config/kprobes.config $REPO/config/debug.config"
 	LOCALVERSION=-devmem-debug
+elif [ "$VARIANT" = kcsan ]; then
+	# the data-race detector (config/kcsan.config): KASAN excludes it,
+	# so a kernel of its own (harness/kcsan.sh, make check-kcsan)
+	OBJ=$BUILD/obj-kcsan
+	LOGS=$BUILD/logs-kcsan
+	KST=$BUILD/kselftest-kcsan
+	FRAGMENT="$REPO/config/devmem.config $REPO/config/memcg.config $REPO/config/kprobes.config $REPO/config/kcsan.config"
+	LOCALVERSION=-devmem-kcsan
 elif [ "$VARIANT" = iommu ]; then
 	# the kernel and kselftests of the default variant, booted with the
 	# e1000e ports behind an emulated Intel IOMMU (harness/vm.sh)
@@ -278,6 +286,26 @@ vng_bin() {
 # What in a guest kernel log fails any run: oopses and WARNs, sanitizers,
 # lockdep, hung tasks, kmemleak. One regex for check, demo and bench.
 SPLAT_RE='(Kernel panic|BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|kmemleak: [0-9]+ new suspected|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU|INFO: task .* blocked)'
+# On the KCSAN kernel its data-race reports are not failures of the run
+# that met them: harness/kcsan-report.py sorts them (ours or 6.1's,
+# explained or not) and fails the run on an unexplained one of ours.
+if [ "$VARIANT" = kcsan ]; then
+	SPLAT_RE=${SPLAT_RE/BUG:/BUG: ([^K]|K[^C])}
+fi
+
+# run_slow_kernel <label> <run_kselftest.sh arguments>: the tests on the
+# debug or KCSAN kernel, several times slower under TCG: the 1 GiB
+# streams cut (receive to DEVMEM_LONG_MIB, default 128; send to
+# DEVMEM_TX_LONG_MIB, default 8), the netlink fuzzer to FUZZ_NL_MSGS
+# (10,000) and the remote peer's to PEER_FUZZ_ROUNDS (1)
+run_slow_kernel()
+{
+	CHECK_LABEL="$1" KSELFTEST_ARGS="$2" \
+		DEVMEM_LONG_MIB=${DEVMEM_LONG_MIB:-128} \
+		DEVMEM_TX_LONG_MIB=${DEVMEM_TX_LONG_MIB:-8} \
+		FUZZ_NL_MSGS=${FUZZ_NL_MSGS:-10000} \
+		PEER_FUZZ_ROUNDS=${PEER_FUZZ_ROUNDS:-1} "$REPO/harness/run-kselftests.sh"
+}
 
 # splats_in <log...>: print the problems found with context; status 0 if any
 splats_in()

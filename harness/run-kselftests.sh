@@ -8,8 +8,8 @@
 # $LOGS/results for check.sh.
 . "$(dirname "$0")/lib.sh"
 
-# the debug kernel runs several times slower under TCG
-if [ "$VARIANT" = debug ]; then
+# the debug and KCSAN kernels run several times slower under TCG
+if [ "$VARIANT" = debug ] || [ "$VARIANT" = kcsan ]; then
 	VM_TIMEOUT=${VM_TIMEOUT:-5400}
 else
 	VM_TIMEOUT=${VM_TIMEOUT:-2400}
@@ -17,7 +17,7 @@ fi
 [ -x "$KST/run_kselftest.sh" ] || die "no kselftests in $KST (run: make tools)"
 
 mkdir -p "$LOGS"
-rm -f "$LOGS"/{guest-kernel,kselftest.log,kselftest.times,dmesg.log,console.log,guest-start,kmemleak.log,results}
+rm -f "$LOGS"/{guest-kernel,kselftest.log,kselftest.times,dmesg.log,console.log,guest-start,kmemleak.log,kcsan-stats.log,results}
 say "booting $(cat "$OBJ/include/config/kernel.release") in QEMU, running kselftests (console: $LOGS/console.log)"
 t0=$(date +%s.%N)
 set +e

@@ -6,13 +6,13 @@ build_lock
 
 [ -f "$OBJ/include/config/kernel.release" ] || die "no kernel built in $OBJ (run: make kernel)"
 
-# scale_timeouts: the debug kernel runs several times slower under TCG:
+# scale_timeouts: the debug and KCSAN kernels run several times slower under TCG:
 # scale the per-test timeouts (settings) by DEBUG_TIMEOUT_SCALE.
 scale_timeouts()
 {
 	local f t
 
-	[ "$VARIANT" = debug ] || return 0
+	case $VARIANT in debug|kcsan) ;; *) return 0 ;; esac
 	for f in "$KST"/*/*/*/settings; do
 		[ -f "$f" ] || continue
 		t=$(sed -n 's/^timeout=//p' "$f")

@@ -43,6 +43,9 @@ VM_APPEND=${VM_APPEND:-}
 # the device in the other direction (DMA_BUF_IOCTL_SYNC, udmabuf.c's
 # ground truth tests): counted, not a warning of our code's.
 [ "$VARIANT" = debug ] && VM_APPEND="dma_debug_driver=e1000e $VM_APPEND"
+# KCSAN's reports go to the console (console.log has them all); the
+# ring buffer that dmesg.log is read from is made large enough too
+[ "$VARIANT" = kcsan ] && VM_APPEND="log_buf_len=16M $VM_APPEND"
 
 # Two e1000e ports (QEMU's 82574L model) joined back to back by a QEMU hub:
 # frames go from one to the other and never leave QEMU. The real-driver

@@ -65,15 +65,21 @@ static DEFINE_MUTEX(net_devmem_mapped_lock);	/* the list, the unmap */
 #define NET_DEVMEM_SOCK_MAX_BINDINGS	256
 
 /* The most bindings one user may have mapped at once, over all of their
- * sockets and namespaces (net_devmem_charged_uid()). Each holds an
- * attachment, the exporter's sg_table and IOMMU mappings, none of them
- * charged to a memory cgroup, and bind-tx needs no privilege.
- * CAP_SYS_RESOURCE lifts the bound.
+ * sockets and namespaces, and the most a user namespace that root made
+ * may have (net_devmem_charge_owner()). Each holds an attachment, the
+ * exporter's sg_table and IOMMU mappings, none of them charged to a
+ * memory cgroup, and bind-tx needs no privilege. CAP_SYS_RESOURCE lifts
+ * the bound.
  */
 #define NET_DEVMEM_USER_MAX_BINDINGS	512
 
-/* Mapped bindings per user: a value entry by kuid, none at 0. */
+/* Mapped bindings: a value entry per user, by kuid, and one per user
+ * namespace that root made, by the namespace's inode number (each
+ * binding charged to it holds the namespace, so no other has the number
+ * while the entry exists). None at 0.
+ */
 static DEFINE_XARRAY(net_devmem_user_maps);
+static DEFINE_XARRAY(net_devmem_userns_maps);
 static DEFINE_MUTEX(net_devmem_user_maps_lock);
 
 /* The bindings of one netlink socket, found by the socket: its release
@@ -96,61 +102,101 @@ static DEFINE_HASHTABLE(net_devmem_owners, 10);
 static DEFINE_SPINLOCK(net_devmem_owners_lock);
 static unsigned int net_devmem_nr_owners;
 
-/*
- * The user the caller's bindings count against: its uid, or in a user
- * namespace the uid that created the namespace's outermost ancestor
- * below init_user_ns. Whatever uids a user maps into namespaces of their
- * own (their subordinate range with newuidmap), and setuid() to there,
- * their bindings count as that user's.
+/* Whom the caller's bindings count against. In init_user_ns, its uid. In
+ * a user namespace, the outermost ancestor below init_user_ns decides.
+ * One that a user made counts against that user, whatever uids they map
+ * into it and below it (their subordinate range, with newuidmap) and
+ * setuid() to. One that root made, as a container runtime makes one per
+ * container, counts on its own, @binding holding it: charged to root,
+ * every container would share one bound, and one could use it up for
+ * all the others.
  */
-static kuid_t net_devmem_charged_uid(void)
+static void net_devmem_charge_owner(struct net_devmem_dmabuf_binding *binding)
 {
-	const struct user_namespace *ns = current_user_ns();
+	struct user_namespace *ns = current_user_ns();
 
+	binding->map_uid = current_uid();
+	binding->map_userns = NULL;
 	if (ns == &init_user_ns)
-		return current_uid();
+		return;
 	while (ns->parent != &init_user_ns)
 		ns = ns->parent;
-	return ns->owner;
+	if (uid_eq(ns->owner, GLOBAL_ROOT_UID))
+		binding->map_userns = get_user_ns(ns);
+	else
+		binding->map_uid = ns->owner;
 }
 
-/* Count one more mapping for @uid: -ENOSPC past the bound. */
-static int net_devmem_user_charge(kuid_t uid, struct netlink_ext_ack *extack)
+/* The count @binding's mapping is charged to: its table and index. */
+static struct xarray *
+net_devmem_charge_slot(const struct net_devmem_dmabuf_binding *binding,
+		       unsigned long *index)
 {
-	unsigned long n;
-	void *entry;
-	int err = 0;
+	if (binding->map_userns) {
+		*index = binding->map_userns->ns.inum;
+		return &net_devmem_userns_maps;
+	}
+	*index = __kuid_val(binding->map_uid);
+	return &net_devmem_user_maps;
+}
+
+/* Undo net_devmem_charge_owner(). */
+static void net_devmem_charge_owner_put(struct net_devmem_dmabuf_binding *binding)
+{
+	if (binding->map_userns)
+		put_user_ns(binding->map_userns);
+}
+
+/* Count one more mapping for the caller: -ENOSPC past the bound. */
+static int net_devmem_user_charge(struct net_devmem_dmabuf_binding *binding,
+				  struct netlink_ext_ack *extack)
+{
+	struct xarray *maps;
+	unsigned long i, n;
+	int err;
+
+	net_devmem_charge_owner(binding);
+	maps = net_devmem_charge_slot(binding, &i);
 
 	mutex_lock(&net_devmem_user_maps_lock);
-	entry = xa_load(&net_devmem_user_maps, __kuid_val(uid));
-	n = entry ? xa_to_value(entry) : 0;
+	n = xa_to_value(xa_load(maps, i) ?: xa_mk_value(0));
 	if (n >= NET_DEVMEM_USER_MAX_BINDINGS && !capable(CAP_SYS_RESOURCE)) {
-		NL_SET_ERR_MSG(extack,
-			       "this user has the most bindings a user may have ("
-			       __stringify(NET_DEVMEM_USER_MAX_BINDINGS) ")");
+		if (binding->map_userns)
+			NL_SET_ERR_MSG(extack,
+				       "this user namespace has the most bindings one may have ("
+				       __stringify(NET_DEVMEM_USER_MAX_BINDINGS) ")");
+		else
+			NL_SET_ERR_MSG(extack,
+				       "this user has the most bindings a user may have ("
+				       __stringify(NET_DEVMEM_USER_MAX_BINDINGS) ")");
 		err = -ENOSPC;
 	} else {
-		err = xa_err(xa_store(&net_devmem_user_maps, __kuid_val(uid),
-				      xa_mk_value(n + 1), GFP_KERNEL));
+		err = xa_err(xa_store(maps, i, xa_mk_value(n + 1), GFP_KERNEL));
 	}
 	mutex_unlock(&net_devmem_user_maps_lock);
+
+	if (err)
+		net_devmem_charge_owner_put(binding);
 	return err;
 }
 
 /* Undo net_devmem_user_charge(). */
-static void net_devmem_user_uncharge(kuid_t uid)
+static void net_devmem_user_uncharge(struct net_devmem_dmabuf_binding *binding)
 {
-	unsigned long n;
+	struct xarray *maps;
+	unsigned long i, n;
 
+	maps = net_devmem_charge_slot(binding, &i);
 	mutex_lock(&net_devmem_user_maps_lock);
-	n = xa_to_value(xa_load(&net_devmem_user_maps, __kuid_val(uid)));
+	n = xa_to_value(xa_load(maps, i) ?: xa_mk_value(0));
 	if (n > 1)
 		/* replacing a value entry allocates nothing */
-		xa_store(&net_devmem_user_maps, __kuid_val(uid),
-			 xa_mk_value(n - 1), GFP_KERNEL);
+		xa_store(maps, i, xa_mk_value(n - 1), GFP_KERNEL);
 	else
-		xa_erase(&net_devmem_user_maps, __kuid_val(uid));
+		xa_erase(maps, i);
 	mutex_unlock(&net_devmem_user_maps_lock);
+
+	net_devmem_charge_owner_put(binding);
 }
 
 /* Undo net_devmem_dmabuf_map(). */
@@ -159,7 +205,7 @@ static void net_devmem_dmabuf_unmap(struct net_devmem_dmabuf_binding *binding)
 	dma_buf_unmap_attachment_unlocked(binding->attachment, binding->sgt,
 					  binding->direction);
 	dma_buf_detach(binding->dmabuf, binding->attachment);
-	net_devmem_user_uncharge(binding->map_uid);
+	net_devmem_user_uncharge(binding);
 	put_device(binding->dma_dev);
 }
 
@@ -313,8 +359,7 @@ static int net_devmem_dmabuf_map(struct net_devmem_dmabuf_binding *binding,
 {
 	int err;
 
-	binding->map_uid = net_devmem_charged_uid();
-	err = net_devmem_user_charge(binding->map_uid, extack);
+	err = net_devmem_user_charge(binding, extack);
 	if (err)
 		return err;
 
@@ -346,7 +391,7 @@ err_detach:
 	dma_buf_detach(binding->dmabuf, binding->attachment);
 err_put_device:
 	put_device(dma_dev);
-	net_devmem_user_uncharge(binding->map_uid);
+	net_devmem_user_uncharge(binding);
 	return err;
 }
 

@@ -21,6 +21,7 @@ struct dma_buf_attachment;
 struct netlink_ext_ack;
 struct net_device;
 struct sg_table;
+struct user_namespace;
 
 /**
  * struct net_devmem_dmabuf_binding - a dmabuf bound to a device
@@ -57,8 +58,11 @@ struct sg_table;
  *	Only compared. Under the lock of the list of mapped bindings.
  * @map_list: entry in the list of mapped bindings while @map_dev is set
  * @map_uid: the user the mapping counts against, from the map to the
- *	unmap (NET_DEVMEM_USER_MAX_BINDINGS); set once, by the task that
- *	asked for the binding
+ *	unmap (NET_DEVMEM_USER_MAX_BINDINGS), unless @map_userns is set;
+ *	set once, by the task that asked for the binding
+ * @map_userns: the user namespace that root made the mapping counts
+ *	against instead, held from the map to the unmap; NULL for a user.
+ *	Set once, with @map_uid
  */
 struct net_devmem_dmabuf_binding {
 	struct dma_buf *dmabuf;
@@ -86,6 +90,7 @@ struct net_devmem_dmabuf_binding {
 	struct net_device *map_dev;
 	struct list_head map_list;
 	kuid_t map_uid;
+	struct user_namespace *map_userns;
 };
 
 int net_devmem_check_device(struct net_device *dev, u32 rx_page_size,

@@ -19,6 +19,7 @@
  * a reader that keeps its fragments and never gives them back holds the
  * binding's buffers, and the NIC runs out of them.
  */
+#include <linux/capability.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <net/genetlink.h>
@@ -32,8 +33,7 @@
 
 static struct genl_family devmem_stats_nl_family;
 
-/*
- * Whether @sk reads as a device-memory reader: an io_uring RECV_ZC reader
+/* Whether @sk reads as a device-memory reader: an io_uring RECV_ZC reader
  * (its ring registered an area on a queue, which takes CAP_NET_ADMIN), a
  * socket that held device memory before, or a reader with CAP_NET_ADMIN
  * in the socket's namespace, who may steer flows and bind queues there.
@@ -43,12 +43,16 @@ static struct genl_family devmem_stats_nl_family;
 static bool netif_rxq_host_reader_counted(const struct sock *sk,
 					  enum netif_rxq_host_reader reader)
 {
-	return reader == NETIF_RXQ_HOST_ZCRX || READ_ONCE(sk->sk_devmem_tokens) ||
-	       ns_capable_noaudit(sock_net(sk)->user_ns, CAP_NET_ADMIN);
+	if (reader == NETIF_RXQ_HOST_ZCRX || READ_ONCE(sk->sk_devmem_tokens))
+		return true;
+	/* asked, not used: no audit record, and the task is not marked as
+	 * having used a privilege (PF_SUPERPRIV) for a count
+	 */
+	return has_ns_capability_noaudit(current, sock_net(sk)->user_ns,
+					 CAP_NET_ADMIN);
 }
 
-/*
- * Whether payload that @dev received for a reader in @net counts: @dev is
+/* Whether payload that @dev received for a reader in @net counts: @dev is
  * registered, in @net, and device memory backs one of its RX queues.
  * The scan over the queues runs for device-memory readers only.
  *

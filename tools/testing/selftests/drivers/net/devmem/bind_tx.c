@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
@@ -405,15 +406,15 @@ TEST_F(bind_tx, a_socket_owns_at_most_256_bindings)
 
 #define USER_MAX_BINDINGS	512
 #define USER_MAX_MSG		"this user has the most bindings a user may have (512)"
+#define USERNS_MAX_MSG		"this user namespace has the most bindings one may have (512)"
 
 /*
- * In a forked child, as nobody: USER_MAX_BINDINGS bindings of @dmabuf
- * over two sockets, then the next one on a third, refused with the
- * reason; tells @ready and keeps them until @hold closes. 0, or the step
- * that failed.
+ * USER_MAX_BINDINGS bindings of @dmabuf over two sockets, then the next
+ * one on a third, refused with @extack's reason; tells @ready and keeps
+ * them until @hold closes. 0, or the step that failed.
  */
-static int bind_a_users_most_as_nobody(int ifindex, int dmabuf, int ready,
-				       int hold)
+static int bind_the_most(int ifindex, int dmabuf, int ready, int hold,
+			 const char *extack)
 {
 	struct devmem_nl nl[3];
 	int i, err;
@@ -422,13 +423,11 @@ static int bind_a_users_most_as_nobody(int ifindex, int dmabuf, int ready,
 	for (i = 0; i < 3; i++)
 		if (devmem_nl_open(&nl[i]))
 			return 2;
-	if (setresuid(65534, 65534, 65534))
-		return 3;
 	for (i = 0; i < USER_MAX_BINDINGS; i++)
 		if (devmem_bind_tx(&nl[i / 256], ifindex, dmabuf, NULL))
 			return 4;
 	err = devmem_bind_tx(&nl[2], ifindex, dmabuf, NULL);
-	if (err != -ENOSPC || strcmp(nl[2].extack, USER_MAX_MSG))
+	if (err != -ENOSPC || strcmp(nl[2].extack, extack))
 		return 5;
 	/* the bindings hold the dmabuf, not this copy of the fd */
 	close(dmabuf);
@@ -439,31 +438,51 @@ static int bind_a_users_most_as_nobody(int ifindex, int dmabuf, int ready,
 	return 0;
 }
 
+/* How a child of userns_binds() gets into a user namespace */
+struct userns_bind {
+	int ifindex;
+	int dmabuf;
+	bool nobody;		/* one it makes as nobody, else as root */
+	const char *uid_map;	/* which the parent writes meanwhile */
+	pid_t join;		/* or: this task's, entered as root */
+	const char *extack;	/* the reason an ENOSPC must give */
+};
+
 /*
- * In a forked child: drop to nobody, make a user namespace, wait on @go
- * while the parent maps uids 0-99 there to kuids from 300000 on (what
- * newuidmap does with a user's subordinate range), become uid 5 in it
- * (kuid 300005) and bind-tx once. bind-tx's errno, or 100 + the step
- * that failed.
+ * In a forked child: get into a user namespace as @u says (one it makes
+ * waits on @go while the parent maps uids 0-99 there, as newuidmap does
+ * with a user's subordinate range or a container runtime with its own),
+ * become uid 5 in it and bind-tx once. bind-tx's errno (ENOSPC only with
+ * @u->extack's reason), or 100 + the step that failed.
  */
-static int bind_tx_as_subordinate_uid(int ifindex, int dmabuf, int ready,
-				      int go)
+static int bind_tx_in_user_ns(const struct userns_bind *u, int ready, int go)
 {
 	struct devmem_nl nl;
-	char c;
+	char path[64], c;
+	int fd, err;
 
-	if (setresuid(65534, 65534, 65534) || unshare(CLONE_NEWUSER) ||
-	    write(ready, "u", 1) != 1 || read(go, &c, 1) != 1)
+	if (u->join) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", u->join);
+		fd = open(path, O_RDONLY);
+		if (fd < 0 || setns(fd, CLONE_NEWUSER))
+			return 101;
+	} else if ((u->nobody && setresuid(65534, 65534, 65534)) ||
+		   unshare(CLONE_NEWUSER) || write(ready, "u", 1) != 1 ||
+		   read(go, &c, 1) != 1) {
 		return 101;
+	}
 	if (setresuid(5, 5, 5) || getuid() != 5)
 		return 102;
 	if (devmem_nl_open(&nl))
 		return 103;
-	return -devmem_bind_tx(&nl, ifindex, dmabuf, NULL);
+	err = -devmem_bind_tx(&nl, u->ifindex, u->dmabuf, NULL);
+	if (err == ENOSPC && strcmp(nl.extack, u->extack))
+		return 104;
+	return err;
 }
 
-/* bind_tx_as_subordinate_uid() in a child: its result, or -1. */
-static int subordinate_uid_binds(int ifindex, int dmabuf)
+/* bind_tx_in_user_ns() in a child: its result, or -1. */
+static int userns_binds(const struct userns_bind *u)
 {
 	int ready[2], go[2], status = -1;
 	char path[64], c;
@@ -475,13 +494,13 @@ static int subordinate_uid_binds(int ifindex, int dmabuf)
 	if (pid < 0)
 		return -1;
 	if (!pid)
-		_exit(bind_tx_as_subordinate_uid(ifindex, dmabuf, ready[1],
-						 go[0]));
+		_exit(bind_tx_in_user_ns(u, ready[1], go[0]));
 	close(ready[1]);
 	close(go[0]);
 	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
-	if (read(ready[0], &c, 1) != 1 || write_file(path, "0 300000 100\n") ||
-	    write(go[1], "g", 1) != 1)
+	if (!u->join &&
+	    (read(ready[0], &c, 1) != 1 || write_file(path, "%s\n", u->uid_map) ||
+	     write(go[1], "g", 1) != 1))
 		kill(pid, SIGKILL);
 	close(go[1]);
 	close(ready[0]);
@@ -501,6 +520,9 @@ static int subordinate_uid_binds(int ifindex, int dmabuf)
  */
 TEST_F_TIMEOUT(bind_tx, a_user_has_at_most_512_bindings_over_all_sockets, 180)
 {
+	struct userns_bind sub = {
+		self->ifindex, -1, true, "0 300000 100", 0, USER_MAX_MSG
+	};
 	struct unpriv_tx b = { self->ifindex, -1 };
 	int ready[2], hold[2], dmabuf, status;
 	pid_t pid;
@@ -509,6 +531,7 @@ TEST_F_TIMEOUT(bind_tx, a_user_has_at_most_512_bindings_over_all_sockets, 180)
 	dmabuf = udmabuf_alloc(64 << 10, NULL);
 	ASSERT_GE(dmabuf, 0);
 	b.dmabuf = dmabuf;
+	sub.dmabuf = dmabuf;
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(hold));
 	pid = fork();
@@ -516,8 +539,9 @@ TEST_F_TIMEOUT(bind_tx, a_user_has_at_most_512_bindings_over_all_sockets, 180)
 	if (!pid) {
 		close(ready[0]);
 		close(hold[1]);
-		_exit(bind_a_users_most_as_nobody(self->ifindex, dmabuf,
-						  ready[1], hold[0]));
+		_exit(setresuid(65534, 65534, 65534) ? 3 :
+		      bind_the_most(self->ifindex, dmabuf, ready[1], hold[0],
+				    USER_MAX_MSG));
 	}
 	close(ready[1]);
 	close(hold[0]);
@@ -527,7 +551,7 @@ TEST_F_TIMEOUT(bind_tx, a_user_has_at_most_512_bindings_over_all_sockets, 180)
 	EXPECT_EQ(-ENOSPC, devmem_nl_as_nobody(unpriv_bind_tx, &b, false));
 	EXPECT_EQ(-ENOSPC, devmem_nl_as_nobody(unpriv_bind_tx, &b, true));
 	/* another uid, one of nobody's own namespace: still nobody's */
-	EXPECT_EQ(ENOSPC, subordinate_uid_binds(self->ifindex, dmabuf));
+	EXPECT_EQ(ENOSPC, userns_binds(&sub));
 	EXPECT_EQ(0, devmem_bind_tx(&self->nl, self->ifindex, dmabuf, NULL));
 
 	close(hold[1]);
@@ -536,8 +560,72 @@ TEST_F_TIMEOUT(bind_tx, a_user_has_at_most_512_bindings_over_all_sockets, 180)
 		TH_LOG("the child's step %d failed", WEXITSTATUS(status));
 	EXPECT_EQ(2, wait_dmabuf_refs(dmabuf, 2));
 	EXPECT_EQ(0, devmem_nl_as_nobody(unpriv_bind_tx, &b, true));
-	EXPECT_EQ(0, subordinate_uid_binds(self->ifindex, dmabuf));
+	EXPECT_EQ(0, userns_binds(&sub));
 	close(ready[0]);
+	close(dmabuf);
+}
+
+/*
+ * A user namespace that root made, as a container runtime makes one per
+ * container, is bounded on its own: its 512 bindings, whichever of its
+ * uids made them, do not count against root, nor against any other
+ * namespace root made, which still binds. Charged to root, the
+ * namespace's owner, one container could take every other container's
+ * bindings (and a root daemon's without CAP_SYS_RESOURCE).
+ */
+TEST_F_TIMEOUT(bind_tx, a_user_namespace_root_made_is_bounded_on_its_own, 180)
+{
+	struct userns_bind other = {
+		self->ifindex, -1, false, "0 500000 100", 0, USERNS_MAX_MSG
+	};
+	struct userns_bind same = { self->ifindex, -1, false, NULL, 0,
+				    USERNS_MAX_MSG };
+	int ready[2], go[2], hold[2], dmabuf, status;
+	char path[64], c;
+	pid_t pid;
+
+	dmabuf = udmabuf_alloc(64 << 10, NULL);
+	ASSERT_GE(dmabuf, 0);
+	other.dmabuf = dmabuf;
+	same.dmabuf = dmabuf;
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(hold));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(ready[0]);
+		close(go[1]);
+		close(hold[1]);
+		if (unshare(CLONE_NEWUSER) || write(ready[1], "u", 1) != 1 ||
+		    read(go[0], &c, 1) != 1 || setresuid(0, 0, 0))
+			_exit(3);
+		_exit(bind_the_most(self->ifindex, dmabuf, ready[1], hold[0],
+				    USERNS_MAX_MSG));
+	}
+	close(ready[1]);
+	close(go[0]);
+	close(hold[0]);
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ(0, write_file(path, "0 400000 100\n"));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ(1 + USER_MAX_BINDINGS, dmabuf_refs(dmabuf));
+
+	/* another uid of that namespace: the namespace's bound */
+	same.join = pid;
+	EXPECT_EQ(ENOSPC, userns_binds(&same));
+	/* another namespace root made binds */
+	EXPECT_EQ(0, userns_binds(&other));
+
+	close(hold[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the child's step %d failed", WEXITSTATUS(status));
+	EXPECT_EQ(1, wait_dmabuf_refs(dmabuf, 1));
+	close(ready[0]);
+	close(go[1]);
 	close(dmabuf);
 }
 
