@@ -493,9 +493,11 @@ TEST_F(zcrx, loopback_data_is_copied_and_counted)
 	ASSERT_GE(fd, 0);
 	zc_expect_all(_metadata, &self->ring, &self->z, fd, pid, bytes, NULL);
 	EXPECT_GT(zcrx_fdinfo(self->ring.fd, 0, "copy_count"), 0);
-	/* loopback records no RX queue: counted on lo's queue 0 */
+	/* in the ring's copy count, not devmem-stats': lo has no device
+	 * memory, so none was missed (it would count on lo's queue 0)
+	 */
 	ASSERT_EQ(0, devmem_host_stats_get(&self->env.nl, 1, 0, &lo[1]));
-	EXPECT_EQ(bytes, lo[1].zcrx_bytes - lo[0].zcrx_bytes);
+	EXPECT_EQ(0, lo[1].zcrx_bytes - lo[0].zcrx_bytes);
 	close(lfd);
 }
 
