@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Sort the KCSAN kernel's data-race reports of one run.
 
-usage: kcsan-report.py <tree> <explained file> <stats log> <log>...
+usage: kcsan-report.py <tree> <explained file> <log>...
 
 <tree> is build/src, a git repository whose tag "base" is Debian's 6.1:
 a function is ours when a line of it (its signature included) differs
@@ -19,6 +19,7 @@ file of explained races has one line per race, "A / B<TAB>why the race
 is benign or where it was fixed"; a race of ours or under ours that it
 does not explain fails the run. So does a run in which KCSAN did not
 watch: no "enabled: 1" in its debugfs counters, or no watchpoint set up.
+A log named kcsan-stats.log holds those counters (one per VM, summed).
 """
 import re
 import subprocess
@@ -92,7 +93,10 @@ def our_functions(tree):
 
 
 def reports(logs):
-    """Each report: (kind, (A, B), [frames of each access], text)."""
+    """Each report: (kind, (A, B), [frames of each access], text).
+
+    The logs are the consoles, one per VM: dmesg would repeat them.
+    """
     found = []
     for log in logs:
         try:
@@ -119,15 +123,13 @@ def reports(logs):
                     stacks[-1].append(f.group(1))
                 i += 1
             found.append((kind, (a, b), stacks, '\n'.join(body)))
-            # the same report on the console and in dmesg: only the first
-            # log that has reports counts
-        if found:
-            break
     return found
 
 
 def main():
-    tree, explained_file, stats_log, logs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+    tree, explained_file = sys.argv[1], sys.argv[2]
+    stats_logs = [f for f in sys.argv[3:] if f.endswith('kcsan-stats.log')]
+    logs = [f for f in sys.argv[3:] if f not in stats_logs]
     ours = our_functions(tree)
     explained = {}
     for line in open(explained_file):
@@ -152,22 +154,26 @@ def main():
         races[key] = {'kind': kind, 'pair': (a, b), 'where': where,
                       'count': 1, 'text': text}
 
-    stats = {}
-    try:
-        for line in open(stats_log):
+    stats, vms = {}, 0
+    for stats_log in stats_logs:
+        try:
+            lines = open(stats_log).read().split('\n')
+        except OSError:
+            continue
+        vms += 1
+        for line in lines:
             k, _, v = line.partition(':')
             if v.strip().lstrip('-').isdigit():
-                stats[k.strip()] = int(v)
-    except OSError:
-        pass
+                stats[k.strip()] = stats.get(k.strip(), 0) + int(v)
 
     failed = []
     print(f'KCSAN: {len(ours)} functions of ours (changed from the base); '
           f'{len(races)} distinct races reported')
     if stats:
-        print('KCSAN counters: ' + ', '.join(f'{k} {v}' for k, v in stats.items()))
-    if stats.get('enabled') != 1:
-        failed.append('KCSAN was not enabled (debugfs kcsan counters missing or "enabled: 0")')
+        print(f'KCSAN counters, {vms} VM(s) summed: ' +
+              ', '.join(f'{k} {v}' for k, v in stats.items()))
+    if not vms or stats.get('enabled') != vms:
+        failed.append('KCSAN was not enabled in every VM (debugfs kcsan counters missing or "enabled: 0")')
     elif stats.get('setup_watchpoints', 0) == 0:
         failed.append('KCSAN set up no watchpoint: it watched nothing')
     for where in ('ours', 'under ours', "6.1's"):

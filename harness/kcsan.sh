@@ -18,8 +18,8 @@ RESULT=$REPO/harness/data/kcsan-result
 report()
 {
 	python3 "$H/kcsan-report.py" "$SRC" "$REPO/harness/data/kcsan-explained" \
-		"$LOGS/kcsan-stats.log" "$LOGS/console.log" "$LOGS/dmesg.log" \
-		"$LOGS-2/kcsan-stats.log" "$LOGS-2/console.log" "$LOGS-2/dmesg.log"
+		"$LOGS/kcsan-stats.log" "$LOGS-2/kcsan-stats.log" \
+		"$LOGS/console.log" "$LOGS-2/console.log"
 }
 if [ "${1:-}" = report ]; then
 	report
