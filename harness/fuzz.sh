@@ -41,6 +41,13 @@ SYZ=$FZ/syzkaller
 WORK=$FZ/workdir
 T0=$(date +%s)
 
+# corpus_minutes <runs file>: the minutes of the runs a corpus grew over
+# (the third field of each line)
+corpus_minutes()
+{
+	awk '{ m += $3 } END { print m + 0 }' "$1"
+}
+
 need_cmd go golang
 # syzkaller at this commit wants Go 1.26 or newer (Debian 12's golang is 1.19)
 gov=$(go env GOVERSION | sed 's/^go//')
@@ -168,10 +175,11 @@ mkdir -p "$FZ/ssh"
 cfg=$FZ/manager.cfg
 # Our calls, what they need to get there (the guest's initial namespace,
 # sockets, memfd and udmabuf, io_uring set-up), and the ethtool and netdev
-# requests that restart or reconfigure a bound queue. Not hdsim's
-# new_device and del_device: the guest's ports, renamed at boot, would not
-# come back (device removal under a binding is faults.c's and e1000e's
-# hot-remove tests'). No focus_areas: with them, the seeds that reach our
+# requests that restart or reconfigure a bound queue. hdsim's new_device
+# and del_device on the programs' own devices (ids 4 and up, two to each
+# executor process: fuzz/descriptions/devmem_devices.txt), never on the
+# guest's hdsim0 and hdsim1, whose ports every program uses; their ports
+# brought up and down. No focus_areas: with them, the seeds that reach our
 # files never entered the corpus in a run here (corpus [devmem]=0).
 python3 - "$cfg" <<EOF
 import json, sys
@@ -210,6 +218,10 @@ cfg = {
         "syz_open_procfs", "read",
         "openat\$devmem_init_net", "setns\$devmem_init_net",
         "openat\$hdsim_debugfs", "write\$hdsim_debugfs", "read\$hdsim_debugfs",
+        "openat\$hdsim_new_device", "write\$hdsim_new_device",
+        "openat\$hdsim_del_device", "write\$hdsim_del_device",
+        "ioctl\$sock_SIOCSIFFLAGS_hdsim",
+        "openat\$devmem_debugfs", "read\$devmem_debugfs",
         "syz_open_dev\$p2pbuf", "ioctl\$P2PBUF_CREATE",
     ],
     "experimental": {
@@ -230,27 +242,47 @@ json.dump(cfg, open(sys.argv[1], "w"), indent=1)
 EOF
 
 # --- 4. the corpus --------------------------------------------------------
-# The seeds, packed once: the corpus of a fresh work directory, or merged
-# into the last run's (a seed added since gets in; one already there is
-# the same program).
+# The corpus goes on from run to run, and from machine to machine:
+# fuzz/corpus/ holds the programs of the last run that was saved
+# (FUZZ_SAVE=1, below), fuzz/corpus/runs the runs it grew over. A fresh
+# work directory starts from it and the seeds; one an earlier run left
+# has the seeds merged in (a seed added since gets in; one already there
+# is the same program). FUZZ_FRESH=1: the seeds alone, and a run that
+# saves starts fuzz/corpus/runs again.
+CORPUS=$REPO/fuzz/corpus
 nseeds=$(ls "$REPO"/fuzz/seeds | wc -l)
 "$SYZ/bin/syz-db" pack "$REPO/fuzz/seeds" "$FZ/seeds.db" \
 	> "$FZ/seeds.log" 2>&1 || die "syz-db pack failed ($FZ/seeds.log)"
-if [ "${FUZZ_FRESH:-0}" = 1 ] || [ ! -e "$WORK/corpus.db" ]; then
+if [ "${FUZZ_FRESH:-0}" = 1 ]; then
 	rm -rf "$WORK"
 	mkdir -p "$WORK"
 	cp "$FZ/seeds.db" "$WORK/corpus.db"
+	: > "$FZ/runs.base"
+	say "corpus: $nseeds seed programs (fuzz/seeds; FUZZ_FRESH=1)"
+elif [ ! -e "$WORK/corpus.db" ] && [ -d "$CORPUS/programs" ]; then
+	mkdir -p "$WORK"
+	"$SYZ/bin/syz-db" pack "$CORPUS/programs" "$WORK/corpus.db" \
+		>> "$FZ/seeds.log" 2>&1 || die "syz-db pack of $CORPUS/programs failed ($FZ/seeds.log)"
+	"$SYZ/bin/syz-db" merge "$WORK/corpus.db" "$FZ/seeds.db" \
+		>> "$FZ/seeds.log" 2>&1 || die "syz-db merge failed ($FZ/seeds.log)"
+	cp "$CORPUS/runs" "$FZ/runs.base"
+	say "corpus: fuzz/corpus ($(ls "$CORPUS/programs" | wc -l) programs, $(corpus_minutes "$FZ/runs.base") min of runs) and the $nseeds seeds"
+elif [ ! -e "$WORK/corpus.db" ]; then
+	mkdir -p "$WORK"
+	cp "$FZ/seeds.db" "$WORK/corpus.db"
+	: > "$FZ/runs.base"
 	say "corpus: $nseeds seed programs (fuzz/seeds)"
 else
 	"$SYZ/bin/syz-db" merge "$WORK/corpus.db" "$FZ/seeds.db" \
 		>> "$FZ/seeds.log" 2>&1 || die "syz-db merge failed ($FZ/seeds.log)"
-	say "corpus: the last run's, $WORK/corpus.db, and the $nseeds seeds (FUZZ_FRESH=1: the seeds alone)"
+	[ -e "$FZ/runs.base" ] || : > "$FZ/runs.base"
+	say "corpus: the last run's, $WORK/corpus.db ($(corpus_minutes "$FZ/runs.base") min of runs), and the $nseeds seeds (FUZZ_FRESH=1: the seeds alone)"
 fi
 
 # --- 5. the run -----------------------------------------------------------
 log=$FZ/manager.log
 # the last run's report would read as this one's, were this one to fail
-rm -f "$FZ/report.txt" "$FZ/coverage.csv" "$FZ/coverage.png" \
+rm -f "$FZ/report.txt" "$FZ/coverage.csv" "$FZ/coverage.png" "$FZ/teardown.csv" \
 	"$FZ/filecover.csv" "$FZ/funccover.csv" "$FZ/stats.html"
 say "syz-manager for $FUZZ_MIN min: http://127.0.0.1:$FUZZ_HTTP_PORT (log: $log)"
 run0=$(date +%s)
@@ -333,6 +365,7 @@ while [ "$(date +%s)" -lt "$end" ]; do
 		no_exec "$FUZZ_NOEXEC_MIN"
 	fi
 done
+stop0=$(date +%s)
 [ "$(exec_count)" != 0 ] || no_exec "$FUZZ_MIN"
 
 # --- 6. the report --------------------------------------------------------
@@ -355,5 +388,26 @@ if ! "$VENV/bin/python" -c "import matplotlib" 2>/dev/null; then
 	say "pip: installing matplotlib into $VENV for the picture"
 	"$VENV/bin/pip" install -q matplotlib || warn "no matplotlib: no picture"
 fi
-"$VENV/bin/python" "$REPO/harness/fuzz-report.py" "$FZ" "$FUZZ_MIN" "$(stat_line)" |
-	tee "$FZ/report.txt"
+# this run, after the ones its corpus grew over: <start (UTC)> <commit>
+# <minutes> <programs executed> <corpus>
+beat=$(stat_line)
+corpus_now=$(printf '%s\n' "$beat" | sed -n 's/.*corpus=\([0-9][0-9]*\).*/\1/p')
+{
+	cat "$FZ/runs.base"
+	printf '%s %s %d %d %d\n' "$(date -u -d "@$run0" +%FT%H:%MZ)" \
+		"$(git -C "$REPO" rev-parse --short=12 HEAD)" \
+		$(((stop0 - run0 + 30) / 60)) "$(exec_count)" "${corpus_now:-0}"
+} > "$FZ/runs"
+cp "$FZ/runs" "$FZ/runs.base"
+"$VENV/bin/python" "$REPO/harness/fuzz-report.py" "$FZ" "$FUZZ_MIN" "$beat" \
+	"$FZ/runs" | tee "$FZ/report.txt"
+# FUZZ_SAVE=1: the corpus into fuzz/corpus/, for the next run on any
+# machine to go on from (commit it)
+if [ "${FUZZ_SAVE:-0}" = 1 ]; then
+	rm -rf "$CORPUS/programs"
+	mkdir -p "$CORPUS/programs"
+	"$SYZ/bin/syz-db" unpack "$WORK/corpus.db" "$CORPUS/programs" \
+		>> "$FZ/seeds.log" 2>&1 || die "syz-db unpack failed ($FZ/seeds.log)"
+	cp "$FZ/runs" "$CORPUS/runs"
+	say "corpus saved: $CORPUS ($(ls "$CORPUS/programs" | wc -l) programs, $(corpus_minutes "$FZ/runs") min of runs); commit it"
+fi
