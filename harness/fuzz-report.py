@@ -56,9 +56,11 @@ OURS = [
 GOAL = 75.0
 
 # The teardown paths: (file, function, where it runs). KCOV counts what a
-# task runs, and what hdsim's NAPI poll runs for the task that started the
-# queue; a work item is nobody's, so the "work" functions are counted but
-# no program reaches them. Inlined functions are not in the table.
+# task runs; hdsim's NAPI poll ("softirq") counts for the task that
+# started the queue, and the work items that free a binding and close and
+# free a zcrx instance ("work") for the task that set it up (the series'
+# KCOV patch); other work items would be nobody's. Inlined functions are
+# not in the table.
 TEARDOWN = [
     ("net/core/devmem.c", "net_devmem_unbind_dmabuf", "task: netlink close"),
     ("net/core/devmem.c", "net_devmem_unbind_owned", "task: netlink close"),

@@ -22,6 +22,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/highmem.h>
 #include <linux/io_uring.h>
+#include <linux/kcov.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/net.h>
@@ -489,12 +490,14 @@ static void io_zcrx_ifq_free_work(struct work_struct *work)
 	struct io_zcrx_ifq *ifq = container_of(work, struct io_zcrx_ifq,
 					       free_work);
 
+	kcov_remote_start_common(ifq->kcov_handle);
 	io_zcrx_forget_mapping(ifq);
 	if (ifq->area)
 		io_zcrx_free_area(ifq->area);
 	io_free_region(&ifq->region);
 	put_device(ifq->dma_dev);
 	kfree(ifq);
+	kcov_remote_stop();
 }
 
 /* Any context: page pools drop their references in softirq. */
@@ -767,6 +770,7 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 		return -ENOMEM;
 	refcount_set(&ifq->refs, 1);
 	INIT_WORK(&ifq->free_work, io_zcrx_ifq_free_work);
+	ifq->kcov_handle = kcov_common_handle();
 	INIT_LIST_HEAD(&ifq->map_list);
 	spin_lock_init(&ifq->rq_lock);
 	ifq->buf_shift = shift;
@@ -821,9 +825,12 @@ void io_unregister_zcrx_ifqs(struct io_ring_ctx *ctx)
 
 	xa_for_each(&ctx->zcrx_ctxs, id, ifq) {
 		xa_erase(&ctx->zcrx_ctxs, id);
+		/* in the ring's exit work: no task's coverage but this */
+		kcov_remote_start_common(ifq->kcov_handle);
 		io_zcrx_ifq_close(ifq);
 		io_zcrx_scrub(ifq);
 		io_zcrx_ifq_put(ifq);
+		kcov_remote_stop();
 	}
 	xa_destroy(&ctx->zcrx_ctxs);
 }

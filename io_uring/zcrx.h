@@ -69,6 +69,9 @@ struct io_zcrx_area {
  * @refs: the ring's reference (until it exits) and one per page pool the
  *	instance provides for; the last one frees everything in @free_work
  * @free_work: frees the instance in process context
+ * @kcov_handle: KCOV's common handle of the task that registered the
+ *	instance (0 without KCOV): the coverage of its teardown in the
+ *	ring's exit work and of @free_work is that task's. Set once
  * @region: the refill ring's memory
  * @rq_head: the kernel's consumer index, in @region
  * @rq_tail: user space's producer index, in @region
@@ -96,6 +99,7 @@ struct io_zcrx_ifq {
 	struct io_zcrx_area		*area;
 	refcount_t			refs;
 	struct work_struct		free_work;
+	u64				kcov_handle;
 
 	struct io_mapped_region		region;
 	u32				*rq_head;

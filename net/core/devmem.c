@@ -23,6 +23,7 @@
 #include <linux/device.h>
 #include <linux/dma-buf.h>
 #include <linux/hashtable.h>
+#include <linux/kcov.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -226,6 +227,7 @@ static void net_devmem_dmabuf_binding_free(struct work_struct *work)
 	struct net_devmem_dmabuf_binding *binding =
 		container_of(work, typeof(*binding), free_work);
 
+	kcov_remote_start_common(binding->kcov_handle);
 	/* Every pool using the binding is gone, so every net_iov is back. */
 	WARN_ON_ONCE(binding->direction == DMA_FROM_DEVICE &&
 		     binding->free_count != binding->area.num_niovs);
@@ -239,6 +241,7 @@ static void net_devmem_dmabuf_binding_free(struct work_struct *work)
 	kvfree(binding->area.niovs);
 	put_cred(binding->tx_cred);
 	kfree(binding);
+	kcov_remote_stop();
 }
 
 void net_devmem_dmabuf_binding_get(struct net_devmem_dmabuf_binding *binding)
@@ -501,6 +504,7 @@ net_devmem_bind_dmabuf(struct net_device *dev, unsigned int dmabuf_fd,
 	spin_lock_init(&binding->free_lock);
 	xa_init_flags(&binding->bound_rxqs, XA_FLAGS_ALLOC);
 	INIT_WORK(&binding->free_work, net_devmem_dmabuf_binding_free);
+	binding->kcov_handle = kcov_common_handle();
 	INIT_LIST_HEAD(&binding->map_list);
 
 	err = net_devmem_dmabuf_map(binding, dev->dev.parent, extack);

@@ -53,6 +53,9 @@ struct user_namespace;
  *	was sent in, the device's when the binding got its id: compared,
  *	so no reference is held
  * @free_work: final teardown, in process context
+ * @kcov_handle: KCOV's common handle of the task that asked for the
+ *	binding (0 without KCOV): @free_work's coverage is that task's.
+ *	Set once
  * @map_dev: the device the dmabuf is mapped for, until it is unmapped
  *	(NULL after): at the final free, or when that device unregisters.
  *	Only compared. Under the lock of the list of mapped bindings.
@@ -87,6 +90,7 @@ struct net_devmem_dmabuf_binding {
 	u64 tx_net_cookie;
 
 	struct work_struct free_work;
+	u64 kcov_handle;
 	struct net_device *map_dev;
 	struct list_head map_list;
 	kuid_t map_uid;
