@@ -52,7 +52,8 @@
 #define RX_ADDR			"192.0.5.1"
 #define TX_ADDR			"192.0.5.2"
 #define AREA_SIZE		(8 << 20)
-#define RQ_ENTRIES		1024
+/* a slot for each buffer of the area: the refill ring is never full */
+#define RQ_ENTRIES		(AREA_SIZE / 4096)
 #define CQ_ENTRIES		4096
 
 #ifndef SOL_TLS
@@ -205,7 +206,8 @@ static void zc_receive(struct zr_ring *r, struct zr_ifq *z, int fd,
 
 /*
  * Receive the rest of connection @fd, @bytes from the sender @pid: all of
- * it intact, to res 0; reap the sender, close @fd. The CQEs in @cqes.
+ * it intact, to res 0, every buffer given back; reap the sender, close
+ * @fd. The CQEs in @cqes.
  */
 static void zc_expect_all(struct __test_metadata *_metadata,
 			  struct zr_ring *r, struct zr_ifq *z, int fd,
@@ -217,6 +219,8 @@ static void zc_expect_all(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, res.last_res);
 	EXPECT_EQ(bytes, res.bytes);
 	EXPECT_EQ(0, res.bad);
+	/* every buffer went back: the ring never filled */
+	EXPECT_EQ(0, z->rq_kept);
 	EXPECT_EQ(0, reap(pid));
 	close(fd);
 	if (cqes)

@@ -202,6 +202,7 @@ int zr_ifq_register(struct zr_ring *r, struct zr_ifq *z)
 		}
 		z->ring_mapped = true;
 	}
+	z->rq_head = z->ring_mem + z->reg.offsets.head;
 	z->rq_tail = z->ring_mem + z->reg.offsets.tail;
 	z->rqes = z->ring_mem + z->reg.offsets.rqes;
 	z->rq_mask = z->reg.rq_entries - 1;
@@ -243,12 +244,26 @@ void zr_prep_recvzc(struct zr_ring *r, int fd, unsigned int zcrx_id,
 	sqe->user_data = user_data;
 }
 
-void zr_return(struct zr_ifq *z, const struct io_uring_cqe *cqe)
+/*
+ * The ring holds rq_mask + 1 entries the kernel has not read. One more
+ * would overwrite the oldest of them, and the kernel, taking at most a
+ * ring's worth, would read that slot twice: the second time after it
+ * handed the buffer out again, which then goes back to the device while
+ * user space still reads it. A full ring keeps the buffer instead.
+ */
+int zr_return(struct zr_ifq *z, const struct io_uring_cqe *cqe)
 {
 	struct io_uring_zcrx_rqe *rqe = &z->rqes[z->rq_tail_local & z->rq_mask];
 
+	/* pairs with the kernel's store-release of the head */
+	if (z->rq_tail_local - __atomic_load_n(z->rq_head, __ATOMIC_ACQUIRE) >
+	    z->rq_mask) {
+		z->rq_kept++;
+		return -ENOSPC;
+	}
 	rqe->off = zr_cqe_off(cqe) | z->area.rq_area_token;
 	rqe->len = cqe->res;
 	rqe->__pad = 0;
 	__atomic_store_n(z->rq_tail, ++z->rq_tail_local, __ATOMIC_RELEASE);
+	return 0;
 }

@@ -55,10 +55,12 @@ struct zr_ifq {
 	void *ring_mem;		/* refill ring (user memory or mmapped) */
 	size_t ring_len;
 	bool ring_mapped;	/* ring_mem mmapped from the ring fd */
+	uint32_t *rq_head;
 	uint32_t *rq_tail;
 	struct io_uring_zcrx_rqe *rqes;
 	uint32_t rq_mask;
 	uint32_t rq_tail_local;
+	unsigned int rq_kept;	/* buffers zr_return() kept: the ring was full */
 };
 
 /* sizes of the refill ring region for @entries entries */
@@ -80,7 +82,10 @@ void zr_prep_recvzc(struct zr_ring *r, int fd, unsigned int zcrx_id,
 		    unsigned int len, uint64_t user_data);
 /* a zcrx CQE's buffer: area id and byte offset (IORING_ZCRX_AREA_SHIFT) */
 uint64_t zr_cqe_off(const struct io_uring_cqe *cqe);
-/* give a CQE's buffer back through the refill ring */
-void zr_return(struct zr_ifq *z, const struct io_uring_cqe *cqe);
+/*
+ * give a CQE's buffer back through the refill ring: 0, or -ENOSPC when
+ * the ring is full (the buffer is kept, counted in rq_kept)
+ */
+int zr_return(struct zr_ifq *z, const struct io_uring_cqe *cqe);
 
 #endif
