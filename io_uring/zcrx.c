@@ -612,7 +612,7 @@ static int io_zcrx_create_rq(struct io_ring_ctx *ctx,
 	size_t rqes_off;
 	int ret;
 
-	rqes_off = ALIGN(2 * sizeof(u32), L1_CACHE_BYTES);
+	rqes_off = ALIGN(IO_ZCRX_RQ_HDR_SIZE, IO_ZCRX_RQ_HDR_ALIGN);
 	reg->offsets.head = 0;
 	reg->offsets.tail = sizeof(u32);
 	reg->offsets.rqes = rqes_off;

@@ -155,6 +155,13 @@ static inline void io_zcrx_show_fdinfo(struct seq_file *m,
 }
 #endif
 
+/*
+ * The refill ring's header (head, then tail) and the alignment of the
+ * entries after it, as IO_URING_QUERY_ZCRX reports them.
+ */
+#define IO_ZCRX_RQ_HDR_SIZE		(2 * sizeof(u32))
+#define IO_ZCRX_RQ_HDR_ALIGN		L1_CACHE_BYTES
+
 /* the mmap offset of the refill ring of zcrx instance @id */
 #define IORING_OFF_ZCRX_REGION		0x30000000ULL
 #define IORING_OFF_ZCRX_SHIFT		16
