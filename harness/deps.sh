@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 APT_PKGS="build-essential flex bison bc cpio kmod libelf-dev libssl-dev dwarves
-	rsync xz-utils git quilt ccache perl python3 python3-venv
+	rsync xz-utils curl git quilt ccache perl python3 python3-venv
 	qemu-system-x86 busybox-static udev
 	ethtool iproute2 socat ncat iperf3 libmnl-dev pkg-config nftables iptables
 	python3-ply python3-git python3-yaml liburing-dev openssh-client dropbear-bin
@@ -87,6 +87,10 @@ if [ -n "$ovs_ver" ] && [ "$(cat "$BUILD/ovs/version" 2>/dev/null)" != "$ovs_ver
 	fi
 	rm -rf "$tmp"
 fi
+
+# liburing's own zcrx and query tests, from Debian's source package
+# (drivers/net/devmem/liburing.sh runs them)
+"$REPO/harness/liburing.sh" fetch
 
 if [ ! -x "$VENV/bin/vng" ] || ! "$VENV/bin/vng" --version 2>/dev/null | grep -q "$VNG_VERSION"; then
 	say "pip: installing virtme-ng==$VNG_VERSION into $VENV"

@@ -47,6 +47,9 @@ guest_env=
 [ -n "${PEER_FUZZ_ROUNDS:-}" ] && guest_env+=" PEER_FUZZ_ROUNDS=$PEER_FUZZ_ROUNDS"
 [ -n "${DEVMEM_STREAMS:-}" ] && guest_env+=" DEVMEM_STREAMS=$DEVMEM_STREAMS"
 [ "${VM_IOMMU:-0}" = 1 ] && guest_env+=" DEVMEM_E1000E_IOMMU=1"
+# liburing's own tests (harness/liburing.sh), for liburing.sh in the guest
+[ -x "$BUILD/liburing/src/test/zcrx.t" ] &&
+	guest_env+=" LIBURING_TESTS=$BUILD/liburing/src/test"
 # ovs-dpctl, taken out of its package by harness/deps.sh
 [ -x "$BUILD/ovs/usr/bin/ovs-dpctl" ] && guest_env+=" PATH=$BUILD/ovs/usr/bin:$PATH"
 timeout --kill-after=15 "$VM_TIMEOUT" "$REPO/harness/vm.sh" --exec \

@@ -64,5 +64,8 @@ make -s -C "$BUILD/samples/devmem" -f "$SRC/samples/devmem/Makefile" \
 	KHDR="$HDR/include" >> "$LOGS/kselftest-build.log" 2>&1 ||
 	die "samples/devmem does not build (log: $LOGS/kselftest-build.log)"
 
+# liburing's tests, built with liburing's own headers (liburing.sh)
+"$REPO/harness/liburing.sh" build
+
 scale_timeouts
 say "tools: kselftests installed in $KST"
