@@ -114,6 +114,9 @@ static int io_query_one(struct io_uring_query_hdr __user *uhdr, u64 *next)
 	size_t len = 0;
 	u32 written;
 
+	/* upstream reads at most 48 bytes of a buffer: its largest answer */
+	BUILD_BUG_ON(sizeof(a) != 48);
+
 	if (copy_from_user(&hdr, uhdr, sizeof(hdr)))
 		return -EFAULT;
 	*next = hdr.next_entry;
@@ -173,10 +176,12 @@ int io_query(void __user *arg, unsigned int nr_args)
 			return ret;
 		if (++nr >= IO_QUERY_MAX_ENTRIES)
 			return -ERANGE;
+		uhdr = u64_to_user_ptr(next);
+		if (!uhdr)
+			break;
 		if (fatal_signal_pending(current))
 			return -EINTR;
 		cond_resched();
-		uhdr = u64_to_user_ptr(next);
 	}
 	return 0;
 }

@@ -217,7 +217,8 @@ TEST(without_a_ring_only_the_query_is_taken)
 	memset(&reg, 0, sizeof(reg));
 	EXPECT_EQ(-EINVAL, q_register(-1, IORING_REGISTER_ZCRX_IFQ, &reg, 1));
 	EXPECT_EQ(-EINVAL, q_register(-1, IORING_REGISTER_BUFFERS, NULL, 0));
-	EXPECT_EQ(-EINVAL, q_register(-1, 36, NULL, 0));
+	/* upstream's 33 (below the last opcode here), and past the last */
+	EXPECT_EQ(-EINVAL, q_register(-1, 33, NULL, 0));
 	EXPECT_EQ(-EINVAL, q_register(-1, IORING_REGISTER_LAST, NULL, 0));
 	/* any other fd that is no ring is still EBADF */
 	EXPECT_EQ(-EBADF, q_register(-2, IORING_REGISTER_BUFFERS, NULL, 0));
@@ -262,6 +263,15 @@ TEST(an_unknown_question_fails_in_its_result_alone)
 	q_hdr(&hdr[0], __IO_URING_QUERY_MAX, buf, sizeof(buf));
 	ASSERT_EQ(0, q_query(-1, &hdr[0]));
 	EXPECT_EQ(-EOPNOTSUPP, hdr[0].result);
+
+	/* an unknown question is that before it is anything else */
+	q_hdr(&hdr[0], 0xffffffff, buf, sizeof(buf));
+	hdr[0].__resv[0] = 1;
+	ASSERT_EQ(0, q_query(-1, &hdr[0]));
+	EXPECT_EQ(-EOPNOTSUPP, hdr[0].result);
+	q_hdr(&hdr[0], 0xffffffff, buf, 0);
+	ASSERT_EQ(0, q_query(-1, &hdr[0]));
+	EXPECT_EQ(-EOPNOTSUPP, hdr[0].result);
 }
 
 TEST(reserved_words_a_stale_result_and_no_buffer_are_invalid)
@@ -296,23 +306,30 @@ TEST(reserved_words_a_stale_result_and_no_buffer_are_invalid)
 
 TEST(a_buffer_over_a_page_is_too_big)
 {
+	size_t page = sysconf(_SC_PAGESIZE);
 	struct io_uring_query_hdr hdr;
-	static unsigned char buf[8192];
+	unsigned char *buf;
 
-	memset(buf, 0xaa, sizeof(buf));
-	q_hdr(&hdr, IO_URING_QUERY_OPCODES, buf, 4097);
+	buf = malloc(2 * page);
+	ASSERT_NE(NULL, buf);
+	memset(buf, 0xaa, 2 * page);
+	q_hdr(&hdr, IO_URING_QUERY_OPCODES, buf, page + 1);
 	EXPECT_EQ(-E2BIG, q_query(-1, &hdr));
 	/* not answered: header and buffer as they were */
 	EXPECT_EQ(0, hdr.result);
-	EXPECT_EQ(4097, hdr.size);
+	EXPECT_EQ(page + 1, hdr.size);
 	EXPECT_EQ(0xaa, buf[0]);
+	/* the size is checked before the question */
+	q_hdr(&hdr, 0xffffffff, buf, page + 1);
+	EXPECT_EQ(-E2BIG, q_query(-1, &hdr));
 
-	q_hdr(&hdr, IO_URING_QUERY_OPCODES, buf, 4096);
+	q_hdr(&hdr, IO_URING_QUERY_OPCODES, buf, page);
 	ASSERT_EQ(0, q_query(-1, &hdr));
 	EXPECT_EQ(0, hdr.result);
 	EXPECT_EQ(OPCODE_SIZE, hdr.size);
-	EXPECT_TRUE(q_all_bytes(buf + OPCODE_SIZE, 4096 - OPCODE_SIZE, 0));
-	EXPECT_EQ(0xaa, buf[4096]);
+	EXPECT_TRUE(q_all_bytes(buf + OPCODE_SIZE, page - OPCODE_SIZE, 0));
+	EXPECT_EQ(0xaa, buf[page]);
+	free(buf);
 }
 
 TEST(memory_that_cannot_be_read_or_written_faults)
@@ -336,6 +353,19 @@ TEST(memory_that_cannot_be_read_or_written_faults)
 	/* a failed entry's buffer is written too */
 	q_hdr(&hdr, 0xffffffff, hole, sizeof(o));
 	EXPECT_EQ(-EFAULT, q_query(-1, &hdr));
+
+	/* an answer that can be read and not written, whole or past 48 */
+	ro_page = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro_page);
+	ASSERT_EQ(0, mprotect((char *)ro_page + 4096, 4096, PROT_READ));
+	q_hdr(&hdr, IO_URING_QUERY_OPCODES, (char *)ro_page + 4096,
+	      sizeof(o));
+	EXPECT_EQ(-EFAULT, q_query(-1, &hdr));
+	q_hdr(&hdr, IO_URING_QUERY_OPCODES,
+	      (char *)ro_page + 4096 - OPCODE_SIZE, 4096);
+	EXPECT_EQ(-EFAULT, q_query(-1, &hdr));
+	munmap(ro_page, 8192);
 
 	/* a header that can be read and not written back */
 	ro_page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
@@ -446,6 +476,19 @@ TEST(a_larger_buffer_gets_zeroes_after_the_answer)
 	EXPECT_EQ(0, memcmp(buf, &ref, sizeof(ref)));
 	EXPECT_TRUE(q_all_bytes(buf + OPCODE_SIZE, sizeof(buf) - OPCODE_SIZE,
 				0));
+
+	/* the answers shorter than the longest one: nothing after them */
+	memset(buf, 0xaa, sizeof(buf));
+	q_hdr(&hdr, IO_URING_QUERY_SCQ, buf, 64);
+	ASSERT_EQ(0, q_query(-1, &hdr));
+	EXPECT_EQ(SCQ_SIZE, hdr.size);
+	EXPECT_TRUE(q_all_bytes(buf + SCQ_SIZE, 64 - SCQ_SIZE, 0));
+	EXPECT_EQ(0xaa, buf[64]);
+	memset(buf, 0xaa, sizeof(buf));
+	q_hdr(&hdr, IO_URING_QUERY_ZCRX, buf, 64);
+	ASSERT_EQ(0, q_query(-1, &hdr));
+	EXPECT_EQ(ZCRX_SIZE, hdr.size);
+	EXPECT_TRUE(q_all_bytes(buf + ZCRX_SIZE, 64 - ZCRX_SIZE, 0));
 }
 
 /* Through a ring the query is a register opcode like the others. */
@@ -471,6 +514,22 @@ TEST(a_ring_s_restrictions_and_its_single_issuer_apply)
 	EXPECT_EQ(-EACCES, q_query(fd, &hdr));
 	/* no ring, no restriction */
 	EXPECT_EQ(0, q_query(-1, &hdr));
+	close(fd);
+
+	/* a restriction may allow the query; a disabled ring is exempt */
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_R_DISABLED;
+	fd = q_setup(8, &p);
+	ASSERT_LE(0, fd);
+	res.register_op = IORING_REGISTER_QUERY;
+	ASSERT_EQ(0, q_register(fd, IORING_REGISTER_RESTRICTIONS, &res, 1));
+	q_hdr(&hdr, IO_URING_QUERY_OPCODES, &o, sizeof(o));
+	EXPECT_EQ(0, q_query(fd, &hdr));
+	EXPECT_NE(-EACCES, q_register(fd, IORING_REGISTER_BUFFERS, NULL, 0));
+	ASSERT_EQ(0, q_register(fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0));
+	q_hdr(&hdr, IO_URING_QUERY_OPCODES, &o, sizeof(o));
+	EXPECT_EQ(0, q_query(fd, &hdr));
+	EXPECT_EQ(-EACCES, q_register(fd, IORING_REGISTER_BUFFERS, NULL, 0));
 	close(fd);
 
 	memset(&p, 0, sizeof(p));
