@@ -55,14 +55,15 @@ static size_t io_query_opcodes(union io_query_answer *a)
 
 /*
  * What zero-copy receive takes, whether or not this kernel is built with
- * it (as upstream answers): registration flags, area kinds, control
- * operations, and where the refill ring's entries start.
+ * it (as upstream answers): registration flags (no device; not IMPORT
+ * yet), area kinds, control operations (none yet), and where the refill
+ * ring's entries start.
  */
 static size_t io_query_zcrx(union io_query_answer *a)
 {
 	struct io_uring_query_zcrx *z = &a->zcrx;
 
-	z->register_flags = 0;
+	z->register_flags = ZCRX_REG_NODEV;
 	z->area_flags = IORING_ZCRX_AREA_DMABUF;
 	z->nr_ctrl_opcodes = 0;
 	z->features = ZCRX_FEATURE_RX_PAGE_SIZE;

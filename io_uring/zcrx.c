@@ -408,10 +408,11 @@ static int io_zcrx_create_area(struct io_ring_ctx *ctx,
 	area->free_count = nr;
 
 	if (area->is_dmabuf) {
-		ret = io_zcrx_import_dmabuf(area, dev, reg);
+		/* no device to attach to: a dmabuf is never copied into */
+		ret = dev ? io_zcrx_import_dmabuf(area, dev, reg) : -EINVAL;
 	} else {
 		ret = io_zcrx_import_host(area, reg);
-		if (!ret)
+		if (!ret && dev)
 			ret = io_zcrx_map_host(area, dev, reg->len);
 	}
 	if (ret)
@@ -570,7 +571,8 @@ static int io_zcrx_check_reg(const struct io_uring_zcrx_ifq_reg *reg)
 {
 	if (memchr_inv(reg->__resv, 0, sizeof(reg->__resv)) || reg->zcrx_id)
 		return -EINVAL;
-	if (reg->flags)
+	/* ZCRX_REG_IMPORT is upstream's, not this kernel's yet */
+	if (reg->flags & ~ZCRX_REG_NODEV)
 		return -EINVAL;
 	return 0;
 }
@@ -579,6 +581,8 @@ static int io_zcrx_check_rq(struct io_ring_ctx *ctx,
 			    struct io_uring_zcrx_ifq_reg *reg)
 {
 	if (reg->if_rxq == U32_MAX || !reg->rq_entries)
+		return -EINVAL;
+	if ((reg->flags & ZCRX_REG_NODEV) && (reg->if_idx || reg->if_rxq))
 		return -EINVAL;
 	if (reg->rq_entries > IO_ZCRX_RQ_MAX_ENTRIES) {
 		if (!(ctx->flags & IORING_SETUP_CLAMP))
@@ -717,6 +721,23 @@ err_put_dev:
 	return ret;
 }
 
+/*
+ * ZCRX_REG_NODEV: an instance on no device, no queue and no page pool.
+ * Every byte a RECV_ZC takes is copied into a page of a host area, so
+ * the buffers are pages. Nothing refills from the refill ring: the
+ * buffers user space holds come back at the ring's exit. Upstream tests
+ * its uAPI this way, without a NIC.
+ */
+static int io_zcrx_create_nodev(struct io_ring_ctx *ctx,
+				struct io_zcrx_ifq *ifq,
+				const struct io_uring_zcrx_ifq_reg *reg,
+				const struct io_uring_zcrx_area_reg *area_reg)
+{
+	if (ifq->buf_shift != PAGE_SHIFT)
+		return -EOPNOTSUPP;
+	return io_zcrx_create_area(ctx, ifq, NULL, area_reg);
+}
+
 /**
  * io_register_zcrx_ifq() - IORING_REGISTER_ZCRX_IFQ
  * @ctx: the ring
@@ -785,7 +806,10 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 	ret = io_zcrx_create_rq(ctx, ifq, &reg, &rd);
 	if (ret)
 		goto err_erase_id;
-	ret = io_zcrx_bind(ctx, ifq, &reg, &area);
+	if (reg.flags & ZCRX_REG_NODEV)
+		ret = io_zcrx_create_nodev(ctx, ifq, &reg, &area);
+	else
+		ret = io_zcrx_bind(ctx, ifq, &reg, &area);
 	if (ret)
 		goto err_erase_id;
 

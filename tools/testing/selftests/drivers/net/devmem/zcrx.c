@@ -1203,7 +1203,7 @@ TEST_F(zcrx, registration_rejects_bad_input)
 		{ "reserved word", -EINVAL },
 		{ "zcrx_id set", -EINVAL },
 		{ "IMPORT flag", -EINVAL },
-		{ "NODEV flag", -EINVAL },
+		{ "NODEV with a device and a queue", -EINVAL },
 		{ "region pointer", -EFAULT },
 		{ "queue ~0", -EINVAL },
 		{ "no refill entries", -EINVAL },

@@ -158,8 +158,9 @@ TEST(the_scq_answer_is_where_the_cqes_start)
 }
 
 /*
- * What this kernel's zcrx has: dmabuf areas and rx_buf_len; no
- * registration flags, control operations, events or statistics yet. The
+ * What this kernel's zcrx has: registration with no device, dmabuf areas
+ * and rx_buf_len; no import, control operations, events or statistics
+ * yet. The
  * refill ring's entries start at rq_hdr_size rounded up to the alignment,
  * where a registration puts them (zcrx's own test checks that offset).
  */
@@ -174,7 +175,7 @@ TEST(zcrx_says_what_it_has_and_nothing_more)
 	ASSERT_EQ(0, q_query(-1, &hdr));
 	EXPECT_EQ(0, hdr.result);
 	EXPECT_EQ(ZCRX_SIZE, hdr.size);
-	EXPECT_EQ(0, z.register_flags);
+	EXPECT_EQ(ZCRX_REG_NODEV, z.register_flags);
 	EXPECT_EQ(IORING_ZCRX_AREA_DMABUF, z.area_flags);
 	EXPECT_EQ(0, z.nr_ctrl_opcodes);
 	EXPECT_EQ(ZCRX_FEATURE_RX_PAGE_SIZE, z.features);
