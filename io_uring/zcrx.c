@@ -8,7 +8,9 @@
  * the buffer with an entry in a refill ring it shares with the kernel.
  * No syscall returns buffers and nothing is copied, except data that did
  * not arrive through the queue (copied into a free buffer of a host area,
- * and counted).
+ * and counted). An instance registered with ZCRX_REG_NODEV has no device,
+ * queue or page pool: it copies everything, a page per buffer, and its
+ * refill ring is never read.
  *
  * Lifetimes: the ring holds its instances until it exits; each page pool
  * created on the instance's queue holds it until the pool is destroyed,
@@ -16,7 +18,8 @@
  * carries a user reference (@user_refs) and one page pool reference; the
  * refill ring, or the ring's exit for whatever user space still holds,
  * drops both. The instance, its area, the mapping and the refill ring go
- * with the last reference.
+ * with the last reference. A buffer a copy filled has no page pool: its
+ * one reference goes back to the area's free list.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
@@ -354,6 +357,9 @@ static int io_zcrx_create_area(struct io_ring_ctx *ctx,
 	ret = io_zcrx_check_area_reg(reg);
 	if (ret)
 		return ret;
+	/* no device to attach a dmabuf to, and a dmabuf is never copied into */
+	if ((reg->flags & IORING_ZCRX_AREA_DMABUF) && !dev)
+		return -EINVAL;
 	if (reg->len & ((1ULL << ifq->buf_shift) - 1))
 		return -ERANGE;
 	ret = io_zcrx_check_area_source(reg);
@@ -408,8 +414,7 @@ static int io_zcrx_create_area(struct io_ring_ctx *ctx,
 	area->free_count = nr;
 
 	if (area->is_dmabuf) {
-		/* no device to attach to: a dmabuf is never copied into */
-		ret = dev ? io_zcrx_import_dmabuf(area, dev, reg) : -EINVAL;
+		ret = io_zcrx_import_dmabuf(area, dev, reg);
 	} else {
 		ret = io_zcrx_import_host(area, reg);
 		if (!ret && dev)
@@ -523,6 +528,8 @@ static void io_zcrx_ifq_close(struct io_zcrx_ifq *ifq)
 {
 	struct pp_memory_provider_params p = io_zcrx_mp_params(ifq);
 
+	if (ifq->nodev)
+		return;
 	rtnl_lock();
 	if (ifq->netdev) {
 		netif_mp_close_rxq(ifq->netdev, ifq->if_rxq, &p);
@@ -795,6 +802,7 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 	INIT_LIST_HEAD(&ifq->map_list);
 	spin_lock_init(&ifq->rq_lock);
 	ifq->buf_shift = shift;
+	ifq->nodev = reg.flags & ZCRX_REG_NODEV;
 
 	/* reserve the id: nothing finds the instance until it is stored */
 	ret = xa_alloc(&ctx->zcrx_ctxs, &id, NULL,
@@ -806,7 +814,7 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 	ret = io_zcrx_create_rq(ctx, ifq, &reg, &rd);
 	if (ret)
 		goto err_erase_id;
-	if (reg.flags & ZCRX_REG_NODEV)
+	if (ifq->nodev)
 		ret = io_zcrx_create_nodev(ctx, ifq, &reg, &area);
 	else
 		ret = io_zcrx_bind(ctx, ifq, &reg, &area);
@@ -1300,8 +1308,13 @@ static int io_zcrx_recv_skb(read_descriptor_t *desc, struct sk_buff *skb,
 	len = min_t(size_t, len, desc->count);
 	ret = io_zcrx_recv_one(args, skb, offset, len);
 	if (args->copies) {
-		netif_rxq_host_payload(args->sk, skb, NETIF_RXQ_HOST_ZCRX,
-				       args->copied, args->copies);
+		/* a queue's count of payload its device-memory readers
+		 * missed: an instance on no queue has none to miss
+		 */
+		if (!args->ifq->nodev)
+			netif_rxq_host_payload(args->sk, skb,
+					       NETIF_RXQ_HOST_ZCRX,
+					       args->copied, args->copies);
 		args->copied = 0;
 		args->copies = 0;
 	}

@@ -82,6 +82,8 @@ struct io_zcrx_area {
  * @id: zcrx_id, the instance's index in the ring
  * @if_rxq: the RX queue
  * @buf_shift: log2 of the buffer size
+ * @nodev: registered with ZCRX_REG_NODEV: no device, queue, page pool or
+ *	mapping, every byte copied; set at registration, then read-only
  * @netdev: the device, held, until the ring closes the queue or the
  *	device unregisters (RTNL)
  * @dma_dev: the device the area is mapped for, held
@@ -112,6 +114,7 @@ struct io_zcrx_ifq {
 	u32				id;
 	u32				if_rxq;
 	unsigned int			buf_shift;
+	bool				nodev;
 	struct net_device		*netdev;
 	struct device			*dma_dev;
 	struct net_device		*map_dev;

@@ -4,12 +4,15 @@
  * page pool, into which RECV_ZC copies every byte of any TCP socket. The
  * query says the kernel has it; registration refuses a device, a queue,
  * a dmabuf area and buffers larger than a page with upstream's errnos; a
- * loopback stream lands in the area, page by page, byte for byte; with
- * nothing returned the area runs dry and the receive ends with ENOMEM.
+ * loopback stream lands in the area byte for byte, each buffer at most a
+ * page, none handed out twice; the refill ring is never read, so with
+ * nothing else coming back the area runs dry and the receive ends with
+ * ENOMEM; the ring's exit takes the buffers back.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdio.h>
 #include <linux/io_uring/query.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -71,6 +74,9 @@ static pid_t nodev_send(struct _test_data_nodev *self, const void *buf,
 
 	if (pid)
 		return pid;
+	/* the receiving end and the ring are the parent's alone */
+	close(self->srv);
+	close(self->ring.fd);
 	while (done < len) {
 		n = send(self->cli, (const char *)buf + done, len - done,
 			 MSG_NOSIGNAL);
@@ -152,6 +158,10 @@ TEST_F(nodev, refuses_a_device_a_queue_a_dmabuf_and_large_buffers)
 	z.reg.area_ptr = (uintptr_t)&z.area;
 	EXPECT_EQ(-EINVAL, zr_register(&self->ring, IORING_REGISTER_ZCRX_IFQ,
 				       &z.reg, 1));
+	/* and before anything is allocated for it: 1 TiB of buffers */
+	z.area.len = 1ULL << 40;
+	EXPECT_EQ(-EINVAL, zr_register(&self->ring, IORING_REGISTER_ZCRX_IFQ,
+				       &z.reg, 1));
 	/* copies are made a page at a time */
 	z = self->z;
 	z.reg.rx_buf_len = 2 * PAGE;
@@ -163,35 +173,46 @@ TEST_F(nodev, refuses_a_device_a_queue_a_dmabuf_and_large_buffers)
 	EXPECT_EQ(0, self->z.reg.zcrx_id);
 }
 
-/* Receive until @want bytes, a final CQE or an error; the last res. */
+/*
+ * Receive with one multishot RECV_ZC until its final CQE, keeping every
+ * buffer: the bytes in @seen (up to @want), their count in *@got, the
+ * data CQEs in *@cqes. Each buffer is in the area, names its area, holds
+ * at most a page and is never handed out while held. Returns the final
+ * CQE's res.
+ */
 static int nodev_receive(struct __test_metadata *_metadata,
 			 struct _test_data_nodev *self, size_t want,
-			 unsigned char *seen, size_t *got)
+			 unsigned char *seen, size_t *got, unsigned int *cqes)
 {
+	unsigned char held[AREA_PAGES] = {};
 	struct io_uring_cqe *cqe;
 	int res = 0, more = 1;
 
 	*got = 0;
+	*cqes = 0;
 	zr_prep_recvzc(&self->ring, self->srv, self->z.reg.zcrx_id, 0, 7);
 	while (more) {
 		if (zr_submit_wait(&self->ring, 1) < 0)
 			return -errno;
 		while ((cqe = zr_peek_cqe(&self->ring))) {
-			__u64 off = zr_cqe_off(cqe) & ~IORING_ZCRX_AREA_MASK;
+			__u64 off = zr_cqe_off(cqe);
 
 			res = cqe->res;
 			more = cqe->flags & IORING_CQE_F_MORE;
 			if (res > 0) {
-				EXPECT_GE(self->z.area_len, off + res);
-				/* a page at a time, at a page's start */
-				EXPECT_EQ(0, off % PAGE);
-				EXPECT_GE(PAGE, res);
-				if (off + res <= self->z.area_len &&
-				    *got + res <= want)
+				EXPECT_EQ(self->z.area.rq_area_token,
+					  off & IORING_ZCRX_AREA_MASK);
+				off &= ~IORING_ZCRX_AREA_MASK;
+				ASSERT_GE(self->z.area_len, off + res);
+				EXPECT_GE(PAGE, off % PAGE + res);
+				EXPECT_EQ(0, held[off / PAGE]);
+				held[off / PAGE] = 1;
+				if (*got + res <= want)
 					memcpy(seen + *got,
 					       (char *)self->z.area_mem + off,
 					       res);
 				*got += res;
+				++*cqes;
 			}
 			zr_cqe_seen(&self->ring);
 		}
@@ -199,10 +220,35 @@ static int nodev_receive(struct __test_metadata *_metadata,
 	return res;
 }
 
+#define NODEV_FDINFO	"Zcrx%u: queue %*u buf_len %*u zc_bytes %lld " \
+			"copy_count %lld copy_bytes %lld head_bytes %lld"
+
+/* The ring's fdinfo line of instance @id: its copy counters' sum. */
+static long long nodev_fdinfo_copied(int ring_fd, unsigned int id)
+{
+	long long cc, cb, hb, zc, sum = -1;
+	char path[64], line[512];
+	unsigned int lid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", ring_fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, NODEV_FDINFO, &lid, &zc, &cc, &cb, &hb) == 5 &&
+		    lid == id)
+			sum = zc + cb + hb;
+	}
+	fclose(f);
+	return sum;
+}
+
 TEST_F(nodev, copies_a_loopback_stream_into_the_area)
 {
-	size_t len = AREA_PAGES * PAGE / 2, got = 0, i;
+	size_t len = AREA_PAGES * PAGE / 4, got = 0, i;
 	unsigned char *sent, *seen;
+	unsigned int cqes;
 	int status;
 	pid_t pid;
 
@@ -217,34 +263,92 @@ TEST_F(nodev, copies_a_loopback_stream_into_the_area)
 	ASSERT_LE(0, pid);
 
 	/* the end of the stream ends the multishot with res 0 */
-	EXPECT_EQ(0, nodev_receive(_metadata, self, len, seen, &got));
+	EXPECT_EQ(0, nodev_receive(_metadata, self, len, seen, &got, &cqes));
 	EXPECT_EQ(len, got);
 	EXPECT_EQ(0, memcmp(sent, seen, len));
+	EXPECT_LE(len / PAGE, cqes);
+	/* every byte counted as a copy, none as zero-copy */
+	EXPECT_EQ(len, nodev_fdinfo_copied(self->ring.fd,
+					   self->z.reg.zcrx_id));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, status);
 	free(sent);
 	free(seen);
 }
 
+/*
+ * Each piece of an skb takes a buffer of its own, so the area holds less
+ * than its size of a loopback stream; what matters is that each of its
+ * buffers is used once, and that nothing the refill ring says (garbage,
+ * duplicates, a tail far ahead) brings one back without a page pool.
+ */
 TEST_F(nodev, runs_dry_when_nothing_comes_back)
 {
-	size_t len = 2 * AREA_PAGES * PAGE, got = 0;
+	size_t len = 2 * AREA_PAGES * PAGE, got = 0, i;
 	unsigned char *sent, *seen;
+	unsigned int cqes;
 	int status;
 	pid_t pid;
 
 	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	for (i = 0; i < 4; i++) {
+		self->z.rqes[i].off = self->z.area.rq_area_token + (i % 2) * PAGE;
+		self->z.rqes[i].len = PAGE;
+	}
+	*self->z.rq_tail = 1U << 30;
+	sent = malloc(len);
+	seen = calloc(1, len);
+	ASSERT_NE(NULL, sent);
+	ASSERT_NE(NULL, seen);
+	for (i = 0; i < len; i++)
+		sent[i] = i * 13 + (i >> 12);
+	pid = nodev_send(self, sent, len);
+	ASSERT_LE(0, pid);
+
+	EXPECT_EQ(-ENOMEM, nodev_receive(_metadata, self, len, seen, &got,
+					 &cqes));
+	EXPECT_EQ(AREA_PAGES, cqes);
+	EXPECT_GE(AREA_PAGES * PAGE, got);
+	EXPECT_LT(0, got);
+	EXPECT_EQ(0, memcmp(sent, seen, got));
+	EXPECT_EQ(got, nodev_fdinfo_copied(self->ring.fd,
+					   self->z.reg.zcrx_id));
+	close(self->srv);
+	self->srv = -1;
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	free(sent);
+	free(seen);
+}
+
+/* The ring's exit takes back what user space held: a new ring's instance
+ * on the same memory receives into all of it again.
+ */
+TEST_F(nodev, the_ring_exit_takes_the_buffers_back)
+{
+	size_t len = 3 * AREA_PAGES * PAGE, got = 0;
+	unsigned char *sent, *seen;
+	unsigned int cqes, round;
+	int status;
+	pid_t pid;
+
 	sent = calloc(1, len);
 	seen = calloc(1, len);
 	ASSERT_NE(NULL, sent);
 	ASSERT_NE(NULL, seen);
 	pid = nodev_send(self, sent, len);
 	ASSERT_LE(0, pid);
-
-	/* no refill from the ring without a page pool: every page once */
-	EXPECT_EQ(-ENOMEM, nodev_receive(_metadata, self, len, seen, &got));
-	EXPECT_EQ(AREA_PAGES * PAGE, got);
-	/* the sender, blocked on a full window, goes with the socket */
+	for (round = 0; round < 2; round++) {
+		if (round) {
+			zr_ring_exit(&self->ring);
+			ASSERT_EQ(0, zr_ring_init(&self->ring, 8, 64, 0));
+			self->z.reg.zcrx_id = 0;
+			self->z.area.rq_area_token = 0;
+		}
+		ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+		EXPECT_EQ(-ENOMEM, nodev_receive(_metadata, self, len, seen,
+						 &got, &cqes));
+		EXPECT_EQ(AREA_PAGES, cqes);
+	}
 	close(self->srv);
 	self->srv = -1;
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
