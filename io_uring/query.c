@@ -56,8 +56,8 @@ static size_t io_query_opcodes(union io_query_answer *a)
 /*
  * What zero-copy receive takes, whether or not this kernel is built with
  * it (as upstream answers): registration flags (no device; not IMPORT
- * yet), area kinds, control operations (none yet), and where the refill
- * ring's entries start.
+ * yet), area kinds, control operations (FLUSH_RQ alone yet), and where
+ * the refill ring's entries start.
  */
 static size_t io_query_zcrx(union io_query_answer *a)
 {
@@ -65,7 +65,7 @@ static size_t io_query_zcrx(union io_query_answer *a)
 
 	z->register_flags = ZCRX_REG_NODEV;
 	z->area_flags = IORING_ZCRX_AREA_DMABUF;
-	z->nr_ctrl_opcodes = 0;
+	z->nr_ctrl_opcodes = IO_ZCRX_CTRL_NR;
 	z->features = ZCRX_FEATURE_RX_PAGE_SIZE;
 	z->rq_hdr_size = IO_ZCRX_RQ_HDR_SIZE;
 	z->rq_hdr_alignment = IO_ZCRX_RQ_HDR_ALIGN;

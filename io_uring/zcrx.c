@@ -5,12 +5,13 @@
  * own memory, or a dmabuf), as a page pool memory provider. IORING_OP_RECV_ZC
  * posts a 32-byte CQE per fragment that names the buffer (area id,
  * offset, length); the application reads the data in place and returns
- * the buffer with an entry in a refill ring it shares with the kernel.
- * No syscall returns buffers and nothing is copied, except data that did
- * not arrive through the queue (copied into a free buffer of a host area,
- * and counted). An instance registered with ZCRX_REG_NODEV has no device,
- * queue or page pool: it copies everything, a page per buffer, and its
- * refill ring is never read.
+ * the buffer with an entry in a refill ring it shares with the kernel,
+ * which the page pool reads when it runs short (IORING_REGISTER_ZCRX_CTRL's
+ * FLUSH_RQ, at once). Nothing is copied, except data that did not arrive
+ * through the queue (copied into a free buffer of a host area, and
+ * counted). An instance registered with ZCRX_REG_NODEV has no device,
+ * queue or page pool: it copies everything, a page per buffer, and only
+ * FLUSH_RQ reads its refill ring.
  *
  * Lifetimes: the ring holds its instances until it exits; each page pool
  * created on the instance's queue holds it until the pool is destroyed,
@@ -731,8 +732,8 @@ err_put_dev:
 /*
  * ZCRX_REG_NODEV: an instance on no device, no queue and no page pool.
  * Every byte a RECV_ZC takes is copied into a page of a host area, so
- * the buffers are pages. Nothing refills from the refill ring: the
- * buffers user space holds come back at the ring's exit. Upstream tests
+ * the buffers are pages. Only FLUSH_RQ reads the refill ring; what user
+ * space holds besides comes back at the ring's exit. Upstream tests
  * its uAPI this way, without a NIC.
  */
 static int io_zcrx_create_nodev(struct io_ring_ctx *ctx,
@@ -963,6 +964,123 @@ static netmem_ref io_zcrx_refill(struct page_pool *pp,
 	smp_store_release(ifq->rq_head, ifq->cached_rq_head);
 	spin_unlock_bh(&ifq->rq_lock);
 	return first;
+}
+
+/* ---- control operations (IORING_REGISTER_ZCRX_CTRL) ---- */
+
+/* the refill ring entries FLUSH_RQ reads under the lock at a time */
+#define IO_ZCRX_FLUSH_BATCH		32
+
+/* A buffer user space returned through FLUSH_RQ. */
+static void io_zcrx_flush_niov(struct io_zcrx_ifq *ifq, struct net_iov *niov)
+{
+	struct io_zcrx_area *area = io_zcrx_niov_area(niov);
+
+	if (atomic_dec_if_positive(&area->user_refs[net_iov_idx(niov)]) < 0)
+		return;
+	/*
+	 * The CPU may have written it, and with this reference gone the
+	 * pool may hand it to the device at once: the device's first.
+	 */
+	if (niov->pp)
+		io_zcrx_sync(ifq, niov, 0, 1U << ifq->buf_shift, false);
+	io_zcrx_put_niov_ref(niov);
+}
+
+/*
+ * Take up to IO_ZCRX_FLUSH_BATCH entries off the refill ring, up to and
+ * including the first bad one, and give their buffers back. Returns how
+ * many entries it took.
+ */
+static u32 io_zcrx_flush_batch(struct io_zcrx_ifq *ifq)
+{
+	u32 mask = ifq->rq_entries - 1;
+	u32 n, taken;
+
+	spin_lock_bh(&ifq->rq_lock);
+	/* pairs with user space's store-release of the tail */
+	n = smp_load_acquire(ifq->rq_tail) - ifq->cached_rq_head;
+	n = min3(n, ifq->rq_entries, (u32)IO_ZCRX_FLUSH_BATCH);
+	for (taken = 0; taken < n; taken++) {
+		const struct io_uring_zcrx_rqe *rqe;
+		struct net_iov *niov;
+
+		rqe = &ifq->rqes[ifq->cached_rq_head++ & mask];
+		niov = io_zcrx_rqe_niov(ifq, rqe);
+		if (!niov) {
+			taken++;
+			break;
+		}
+		io_zcrx_flush_niov(ifq, niov);
+	}
+	/* the entries are read: user space may write over them */
+	smp_store_release(ifq->rq_head, ifq->cached_rq_head);
+	spin_unlock_bh(&ifq->rq_lock);
+	return taken;
+}
+
+/*
+ * ZCRX_CTRL_FLUSH_RQ: consume the refill ring now rather than when the
+ * page pool next runs short; with no device (NODEV) nothing else does.
+ * At most a ring's worth of entries per call, whatever head and tail
+ * say, and a bad entry ends the call (it is consumed, as the pool's
+ * refill would skip it). Always 0 once the argument is valid.
+ */
+static int io_zcrx_flush_rq(struct io_zcrx_ifq *ifq,
+			    const struct zcrx_ctrl_flush_rq *arg)
+{
+	u32 done = 0, taken;
+
+	if (memchr_inv(arg, 0, sizeof(*arg)))
+		return -EINVAL;
+	do {
+		taken = io_zcrx_flush_batch(ifq);
+		done += taken;
+		if (fatal_signal_pending(current))
+			break;
+		cond_resched();
+	} while (taken == IO_ZCRX_FLUSH_BATCH && done < ifq->rq_entries);
+	return 0;
+}
+
+/**
+ * io_zcrx_ctrl() - IORING_REGISTER_ZCRX_CTRL: an operation on an instance
+ * @ctx: the ring, its uring_lock held
+ * @arg: user pointer to a struct zcrx_ctrl
+ * @nr_args: must be 0
+ *
+ * The checks run in upstream's order, and reserved header words are a
+ * fault (-EFAULT), as upstream answers; the operation's own argument is
+ * checked by the operation. No capability is checked: the ring holds the
+ * instance.
+ *
+ * Return: 0, -EINVAL (@nr_args, or the operation's argument), -EFAULT
+ * (copy, reserved words), -ENXIO (no such instance in this ring) or
+ * -EOPNOTSUPP (an operation this kernel does not run).
+ */
+int io_zcrx_ctrl(struct io_ring_ctx *ctx, void __user *arg,
+		 unsigned int nr_args)
+{
+	struct io_zcrx_ifq *ifq;
+	struct zcrx_ctrl ctrl;
+
+	lockdep_assert_held(&ctx->uring_lock);
+
+	if (nr_args)
+		return -EINVAL;
+	if (copy_from_user(&ctrl, arg, sizeof(ctrl)))
+		return -EFAULT;
+	if (memchr_inv(ctrl.__resv, 0, sizeof(ctrl.__resv)))
+		return -EFAULT;
+	ifq = xa_load(&ctx->zcrx_ctxs, ctrl.zcrx_id);
+	if (!ifq)
+		return -ENXIO;
+
+	switch (ctrl.op) {
+	case ZCRX_CTRL_FLUSH_RQ:
+		return io_zcrx_flush_rq(ifq, &ctrl.zc_flush);
+	}
+	return -EOPNOTSUPP;
 }
 
 static netmem_ref io_zcrx_alloc_netmems(struct page_pool *pp, gfp_t gfp)

@@ -133,6 +133,8 @@ void io_unregister_zcrx_ifqs(struct io_ring_ctx *ctx);
 struct io_mapped_region *io_zcrx_get_region(struct io_ring_ctx *ctx,
 					    unsigned int id);
 void io_zcrx_show_fdinfo(struct seq_file *m, struct io_ring_ctx *ctx);
+int io_zcrx_ctrl(struct io_ring_ctx *ctx, void __user *arg,
+		 unsigned int nr_args);
 int io_recvzc_prep(struct io_kiocb *req, const struct io_uring_sqe *sqe);
 int io_recvzc(struct io_kiocb *req, unsigned int issue_flags);
 #else
@@ -156,7 +158,16 @@ static inline void io_zcrx_show_fdinfo(struct seq_file *m,
 				       struct io_ring_ctx *ctx)
 {
 }
+
+static inline int io_zcrx_ctrl(struct io_ring_ctx *ctx, void __user *arg,
+			       unsigned int nr_args)
+{
+	return -EOPNOTSUPP;
+}
 #endif
+
+/* the zcrx_ctrl operations this kernel runs: FLUSH_RQ, op 0 */
+#define IO_ZCRX_CTRL_NR			(ZCRX_CTRL_FLUSH_RQ + 1)
 
 /*
  * The refill ring's header (head, then tail) and the alignment of the

@@ -267,3 +267,13 @@ int zr_return(struct zr_ifq *z, const struct io_uring_cqe *cqe)
 	__atomic_store_n(z->rq_tail, ++z->rq_tail_local, __ATOMIC_RELEASE);
 	return 0;
 }
+
+int zr_flush(struct zr_ring *r, unsigned int zcrx_id)
+{
+	struct zcrx_ctrl ctrl = {
+		.zcrx_id = zcrx_id,
+		.op = ZCRX_CTRL_FLUSH_RQ,
+	};
+
+	return zr_register(r, IORING_REGISTER_ZCRX_CTRL, &ctrl, 0);
+}

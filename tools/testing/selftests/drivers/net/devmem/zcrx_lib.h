@@ -87,5 +87,7 @@ uint64_t zr_cqe_off(const struct io_uring_cqe *cqe);
  * the ring is full (the buffer is kept, counted in rq_kept)
  */
 int zr_return(struct zr_ifq *z, const struct io_uring_cqe *cqe);
+/* ZCRX_CTRL_FLUSH_RQ: the kernel takes the refill ring now; 0 or -errno */
+int zr_flush(struct zr_ring *r, unsigned int zcrx_id);
 
 #endif

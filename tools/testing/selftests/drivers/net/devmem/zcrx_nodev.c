@@ -5,9 +5,12 @@
  * query says the kernel has it; registration refuses a device, a queue,
  * a dmabuf area and buffers larger than a page with upstream's errnos; a
  * loopback stream lands in the area byte for byte, each buffer at most a
- * page, none handed out twice; the refill ring is never read, so with
- * nothing else coming back the area runs dry and the receive ends with
- * ENOMEM; the ring's exit takes the buffers back.
+ * page, none handed out twice; only IORING_REGISTER_ZCRX_CTRL's FLUSH_RQ
+ * reads the refill ring, so without it the area runs dry and the receive
+ * ends with ENOMEM; the ring's exit takes the buffers back. ZCRX_CTRL
+ * checks its argument in upstream's order, and FLUSH_RQ gives back what
+ * the ring names, once per buffer held, up to its first bad entry and at
+ * most a ring's worth of entries.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -86,6 +89,42 @@ static pid_t nodev_send(struct _test_data_nodev *self, const void *buf,
 	}
 	shutdown(self->cli, SHUT_WR);
 	_exit(0);
+}
+
+/*
+ * Start a stream of @len bytes of pattern @mul from a child: the bytes
+ * in *@sent, a zeroed buffer as long for what arrives in *@seen. Returns
+ * the child, or -1.
+ */
+static pid_t nodev_stream(struct _test_data_nodev *self, size_t len,
+			  unsigned int mul, unsigned char **sent,
+			  unsigned char **seen)
+{
+	size_t i;
+
+	*sent = malloc(len);
+	*seen = calloc(1, len);
+	if (!*sent || !*seen)
+		return -1;
+	for (i = 0; i < len; i++)
+		(*sent)[i] = i * mul + (i >> 12);
+	return nodev_send(self, *sent, len);
+}
+
+/*
+ * End a stream: the receiving end closed, so that the child's sends
+ * fail, the child reaped, the buffers freed. Returns waitpid()'s result.
+ */
+static pid_t nodev_stream_end(struct _test_data_nodev *self, pid_t pid,
+			      unsigned char *sent, unsigned char *seen)
+{
+	int status;
+
+	close(self->srv);
+	self->srv = -1;
+	free(sent);
+	free(seen);
+	return waitpid(pid, &status, 0);
 }
 
 FIXTURE_TEARDOWN(nodev)
@@ -246,20 +285,14 @@ static long long nodev_fdinfo_copied(int ring_fd, unsigned int id)
 
 TEST_F(nodev, copies_a_loopback_stream_into_the_area)
 {
-	size_t len = AREA_PAGES * PAGE / 4, got = 0, i;
+	size_t len = AREA_PAGES * PAGE / 4, got = 0;
 	unsigned char *sent, *seen;
 	unsigned int cqes;
 	int status;
 	pid_t pid;
 
 	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
-	sent = malloc(len);
-	seen = calloc(1, len);
-	ASSERT_NE(NULL, sent);
-	ASSERT_NE(NULL, seen);
-	for (i = 0; i < len; i++)
-		sent[i] = i * 7 + (i >> 12);
-	pid = nodev_send(self, sent, len);
+	pid = nodev_stream(self, len, 7, &sent, &seen);
 	ASSERT_LE(0, pid);
 
 	/* the end of the stream ends the multishot with res 0 */
@@ -280,14 +313,15 @@ TEST_F(nodev, copies_a_loopback_stream_into_the_area)
  * Each piece of an skb takes a buffer of its own, so the area holds less
  * than its size of a loopback stream; what matters is that each of its
  * buffers is used once, and that nothing the refill ring says (garbage,
- * duplicates, a tail far ahead) brings one back without a page pool.
+ * duplicates, a tail far ahead) brings one back without a page pool
+ * unless user space flushes it.
  */
 TEST_F(nodev, runs_dry_when_nothing_comes_back)
 {
-	size_t len = 2 * AREA_PAGES * PAGE, got = 0, i;
+	size_t len = 2 * AREA_PAGES * PAGE, got = 0;
+	unsigned int i;
 	unsigned char *sent, *seen;
 	unsigned int cqes;
-	int status;
 	pid_t pid;
 
 	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
@@ -296,13 +330,7 @@ TEST_F(nodev, runs_dry_when_nothing_comes_back)
 		self->z.rqes[i].len = PAGE;
 	}
 	*self->z.rq_tail = 1U << 30;
-	sent = malloc(len);
-	seen = calloc(1, len);
-	ASSERT_NE(NULL, sent);
-	ASSERT_NE(NULL, seen);
-	for (i = 0; i < len; i++)
-		sent[i] = i * 13 + (i >> 12);
-	pid = nodev_send(self, sent, len);
+	pid = nodev_stream(self, len, 13, &sent, &seen);
 	ASSERT_LE(0, pid);
 
 	EXPECT_EQ(-ENOMEM, nodev_receive(_metadata, self, len, seen, &got,
@@ -313,11 +341,7 @@ TEST_F(nodev, runs_dry_when_nothing_comes_back)
 	EXPECT_EQ(0, memcmp(sent, seen, got));
 	EXPECT_EQ(got, nodev_fdinfo_copied(self->ring.fd,
 					   self->z.reg.zcrx_id));
-	close(self->srv);
-	self->srv = -1;
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	free(sent);
-	free(seen);
+	ASSERT_EQ(pid, nodev_stream_end(self, pid, sent, seen));
 }
 
 /* The ring's exit takes back what user space held: a new ring's instance
@@ -328,7 +352,6 @@ TEST_F(nodev, the_ring_exit_takes_the_buffers_back)
 	size_t len = 3 * AREA_PAGES * PAGE, got = 0;
 	unsigned char *sent, *seen;
 	unsigned int cqes, round;
-	int status;
 	pid_t pid;
 
 	sent = calloc(1, len);
@@ -349,11 +372,199 @@ TEST_F(nodev, the_ring_exit_takes_the_buffers_back)
 						 &got, &cqes));
 		EXPECT_EQ(AREA_PAGES, cqes);
 	}
-	close(self->srv);
-	self->srv = -1;
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	free(sent);
-	free(seen);
+	ASSERT_EQ(pid, nodev_stream_end(self, pid, sent, seen));
+}
+
+/* Write refill ring entry @i (absolute) of @self's instance. */
+static void nodev_rqe(struct _test_data_nodev *self, unsigned int i,
+		      __u64 off, __u32 pad)
+{
+	struct io_uring_zcrx_rqe *rqe = &self->z.rqes[i & self->z.rq_mask];
+
+	rqe->off = off;
+	rqe->len = PAGE;
+	rqe->__pad = pad;
+}
+
+/* Publish the refill ring's tail, as an application does. */
+static void nodev_rq_tail(struct _test_data_nodev *self, __u32 tail)
+{
+	__atomic_store_n(self->z.rq_tail, tail, __ATOMIC_RELEASE);
+}
+
+static __u32 nodev_rq_head(struct _test_data_nodev *self)
+{
+	return __atomic_load_n(self->z.rq_head, __ATOMIC_ACQUIRE);
+}
+
+static int nodev_ctrl(struct _test_data_nodev *self, struct zcrx_ctrl *c,
+		      unsigned int nr_args)
+{
+	return zr_register(&self->ring, IORING_REGISTER_ZCRX_CTRL, c,
+			   nr_args);
+}
+
+TEST_F(nodev, ctrl_checks_its_argument_in_upstreams_order)
+{
+	struct zcrx_ctrl c = { .op = ZCRX_CTRL_FLUSH_RQ };
+	struct zr_ring bare;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	EXPECT_EQ(0, nodev_ctrl(self, &c, 0));
+	/* nr_args first, then the copy */
+	EXPECT_EQ(-EINVAL, nodev_ctrl(self, &c, 1));
+	EXPECT_EQ(-EINVAL, nodev_ctrl(self, NULL, 1));
+	EXPECT_EQ(-EFAULT, nodev_ctrl(self, NULL, 0));
+	EXPECT_EQ(-EFAULT, nodev_ctrl(self, (void *)1, 0));
+	/* reserved header words are a fault, and come before the id */
+	c.__resv[1] = 1;
+	c.zcrx_id = 5;
+	EXPECT_EQ(-EFAULT, nodev_ctrl(self, &c, 0));
+	c.__resv[1] = 0;
+	EXPECT_EQ(-ENXIO, nodev_ctrl(self, &c, 0));
+	/* the id before the operation */
+	c.op = 1000;
+	EXPECT_EQ(-ENXIO, nodev_ctrl(self, &c, 0));
+	c.zcrx_id = self->z.reg.zcrx_id;
+	EXPECT_EQ(-EOPNOTSUPP, nodev_ctrl(self, &c, 0));
+	c.op = ~0U;
+	EXPECT_EQ(-EOPNOTSUPP, nodev_ctrl(self, &c, 0));
+	/* upstream's EXPORT, not in this kernel: its argument unread */
+	c.op = ZCRX_CTRL_EXPORT;
+	c.zc_export.zcrx_fd = 99;
+	EXPECT_EQ(-EOPNOTSUPP, nodev_ctrl(self, &c, 0));
+	/* FLUSH_RQ's argument is all zero, to its last byte */
+	c.op = ZCRX_CTRL_FLUSH_RQ;
+	c.zc_export.zcrx_fd = 0;
+	c.zc_flush.__resv[5] = 1ULL << 63;
+	EXPECT_EQ(-EINVAL, nodev_ctrl(self, &c, 0));
+	c.zc_flush.__resv[5] = 0;
+	c.zc_flush.__resv[0] = 1;
+	EXPECT_EQ(-EINVAL, nodev_ctrl(self, &c, 0));
+	c.zc_flush.__resv[0] = 0;
+	EXPECT_EQ(0, nodev_ctrl(self, &c, 0));
+	/* no ring: refused as every opcode but the query is */
+	EXPECT_EQ(-1, syscall(__NR_io_uring_register, -1,
+			      IORING_REGISTER_ZCRX_CTRL, &c, 0));
+	EXPECT_EQ(EINVAL, errno);
+	/* a ring with no instance has no id 0 */
+	ASSERT_EQ(0, zr_ring_init(&bare, 8, 64, 0));
+	EXPECT_EQ(-ENXIO, zr_flush(&bare, 0));
+	zr_ring_exit(&bare);
+	/* nothing was taken off the ring by any of it */
+	EXPECT_EQ(0, nodev_rq_head(self));
+}
+
+/*
+ * Receive until the area runs dry (-ENOMEM), holding every buffer: each
+ * of its AREA_PAGES pages once. The bytes go on in @seen from *@got.
+ */
+static void nodev_drain(struct __test_metadata *_metadata,
+			struct _test_data_nodev *self, size_t len,
+			unsigned char *seen, size_t *got, unsigned int pages)
+{
+	unsigned int cqes;
+	size_t more;
+
+	EXPECT_EQ(-ENOMEM, nodev_receive(_metadata, self, len - *got,
+					 seen + *got, &more, &cqes));
+	EXPECT_EQ(pages, cqes);
+	*got += more;
+}
+
+TEST_F(nodev, flush_brings_the_returned_buffers_back)
+{
+	size_t len = 4 * AREA_PAGES * PAGE, got = 0;
+	unsigned char *sent, *seen;
+	unsigned int i, round;
+	pid_t pid;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	pid = nodev_stream(self, len, 11, &sent, &seen);
+	ASSERT_LE(0, pid);
+	for (round = 0; round < 3; round++) {
+		/* the area's every page, then every page again */
+		nodev_drain(_metadata, self, len, seen, &got, AREA_PAGES);
+		for (i = 0; i < AREA_PAGES; i++)
+			nodev_rqe(self, round * AREA_PAGES + i,
+				  self->z.area.rq_area_token + i * PAGE, 0);
+		nodev_rq_tail(self, (round + 1) * AREA_PAGES);
+		/* the refill ring alone brings nothing back */
+		if (!round)
+			nodev_drain(_metadata, self, len, seen, &got, 0);
+		ASSERT_EQ(0, zr_flush(&self->ring, self->z.reg.zcrx_id));
+		EXPECT_EQ((round + 1) * AREA_PAGES, nodev_rq_head(self));
+	}
+	ASSERT_LT(0, got);
+	EXPECT_EQ(0, memcmp(sent, seen, got));
+	ASSERT_EQ(pid, nodev_stream_end(self, pid, sent, seen));
+}
+
+TEST_F(nodev, flush_stops_after_the_first_bad_entry)
+{
+	size_t len = 2 * AREA_PAGES * PAGE, got = 0;
+	unsigned char *sent, *seen;
+	__u64 tok;
+	pid_t pid;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	tok = self->z.area.rq_area_token;
+	pid = nodev_stream(self, len, 5, &sent, &seen);
+	ASSERT_LE(0, pid);
+	nodev_drain(_metadata, self, len, seen, &got, AREA_PAGES);
+	nodev_rqe(self, 0, tok + 0 * PAGE, 0);
+	nodev_rqe(self, 1, tok + 1 * PAGE, 0);
+	nodev_rqe(self, 2, tok + 2 * PAGE, 1);		/* __pad */
+	nodev_rqe(self, 3, tok + 3 * PAGE, 0);
+	nodev_rqe(self, 4, tok + AREA_PAGES * PAGE, 0);	/* past the area */
+	nodev_rqe(self, 5, tok + 5 * PAGE, 0);
+	nodev_rqe(self, 6, tok + (1ULL << 48) + 6 * PAGE, 0); /* area 1 */
+	nodev_rqe(self, 7, tok + 7 * PAGE, 0);
+	nodev_rq_tail(self, 8);
+	/* the bad entry is taken too; each flush stops after one */
+	ASSERT_EQ(0, zr_flush(&self->ring, self->z.reg.zcrx_id));
+	EXPECT_EQ(3, nodev_rq_head(self));
+	ASSERT_EQ(0, zr_flush(&self->ring, self->z.reg.zcrx_id));
+	EXPECT_EQ(5, nodev_rq_head(self));
+	ASSERT_EQ(0, zr_flush(&self->ring, self->z.reg.zcrx_id));
+	EXPECT_EQ(7, nodev_rq_head(self));
+	ASSERT_EQ(0, zr_flush(&self->ring, self->z.reg.zcrx_id));
+	EXPECT_EQ(8, nodev_rq_head(self));
+	/* pages 0, 1, 3, 5 and 7 came back, and nothing else */
+	nodev_drain(_metadata, self, len, seen, &got, 5);
+	EXPECT_EQ(0, memcmp(sent, seen, got));
+	ASSERT_EQ(pid, nodev_stream_end(self, pid, sent, seen));
+}
+
+/*
+ * Garbage: a tail 2^30 entries ahead of the head, every entry naming
+ * page 0, held once. One flush takes one ring's worth (64 entries) and
+ * gives page 0 back once.
+ */
+TEST_F(nodev, flush_takes_a_ring_of_entries_and_each_buffer_once)
+{
+	size_t len = 2 * AREA_PAGES * PAGE, got = 0;
+	unsigned char *sent, *seen;
+	unsigned int i;
+	pid_t pid;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	EXPECT_EQ(64, self->z.reg.rq_entries);
+	pid = nodev_stream(self, len, 3, &sent, &seen);
+	ASSERT_LE(0, pid);
+	nodev_drain(_metadata, self, len, seen, &got, AREA_PAGES);
+	for (i = 0; i < 64; i++)
+		nodev_rqe(self, i, self->z.area.rq_area_token, 0);
+	nodev_rq_tail(self, 1U << 30);
+	ASSERT_EQ(0, zr_flush(&self->ring, self->z.reg.zcrx_id));
+	EXPECT_EQ(64, nodev_rq_head(self));
+	nodev_drain(_metadata, self, len, seen, &got, 1);
+	/* a head the kernel keeps: user space writing it changes nothing */
+	*self->z.rq_head = 0;
+	ASSERT_EQ(0, zr_flush(&self->ring, self->z.reg.zcrx_id));
+	EXPECT_EQ(128, nodev_rq_head(self));
+	EXPECT_EQ(0, memcmp(sent, seen, got));
+	ASSERT_EQ(pid, nodev_stream_end(self, pid, sent, seen));
 }
 
 TEST_HARNESS_MAIN
