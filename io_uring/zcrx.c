@@ -990,33 +990,32 @@ static void io_zcrx_flush_niov(struct io_zcrx_ifq *ifq, struct net_iov *niov)
 /*
  * Take up to IO_ZCRX_FLUSH_BATCH entries off the refill ring, up to and
  * including the first bad one, and give their buffers back. Returns how
- * many entries it took.
+ * many good entries it took: a bad one makes the count short of a full
+ * batch, wherever it was.
  */
 static u32 io_zcrx_flush_batch(struct io_zcrx_ifq *ifq)
 {
 	u32 mask = ifq->rq_entries - 1;
-	u32 n, taken;
+	u32 n, good;
 
 	spin_lock_bh(&ifq->rq_lock);
 	/* pairs with user space's store-release of the tail */
 	n = smp_load_acquire(ifq->rq_tail) - ifq->cached_rq_head;
 	n = min3(n, ifq->rq_entries, (u32)IO_ZCRX_FLUSH_BATCH);
-	for (taken = 0; taken < n; taken++) {
+	for (good = 0; good < n; good++) {
 		const struct io_uring_zcrx_rqe *rqe;
 		struct net_iov *niov;
 
 		rqe = &ifq->rqes[ifq->cached_rq_head++ & mask];
 		niov = io_zcrx_rqe_niov(ifq, rqe);
-		if (!niov) {
-			taken++;
+		if (!niov)
 			break;
-		}
 		io_zcrx_flush_niov(ifq, niov);
 	}
 	/* the entries are read: user space may write over them */
 	smp_store_release(ifq->rq_head, ifq->cached_rq_head);
 	spin_unlock_bh(&ifq->rq_lock);
-	return taken;
+	return good;
 }
 
 /*
@@ -1029,17 +1028,17 @@ static u32 io_zcrx_flush_batch(struct io_zcrx_ifq *ifq)
 static int io_zcrx_flush_rq(struct io_zcrx_ifq *ifq,
 			    const struct zcrx_ctrl_flush_rq *arg)
 {
-	u32 done = 0, taken;
+	u32 done = 0, good;
 
 	if (memchr_inv(arg, 0, sizeof(*arg)))
 		return -EINVAL;
 	do {
-		taken = io_zcrx_flush_batch(ifq);
-		done += taken;
+		good = io_zcrx_flush_batch(ifq);
+		done += good;
 		if (fatal_signal_pending(current))
 			break;
 		cond_resched();
-	} while (taken == IO_ZCRX_FLUSH_BATCH && done < ifq->rq_entries);
+	} while (good == IO_ZCRX_FLUSH_BATCH && done < ifq->rq_entries);
 	return 0;
 }
 

@@ -537,6 +537,26 @@ TEST_F(nodev, flush_stops_after_the_first_bad_entry)
 }
 
 /*
+ * A flush takes 32 entries at a time and goes on while a batch was
+ * full: a bad entry last in a batch still ends the call.
+ */
+TEST_F(nodev, a_bad_entry_at_the_end_of_a_batch_ends_the_flush)
+{
+	unsigned int i;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	/* good entries, for buffers no one holds: taken, and ignored */
+	for (i = 0; i < 64; i++)
+		nodev_rqe(self, i, self->z.area.rq_area_token +
+				   (i % AREA_PAGES) * PAGE, i == 31);
+	nodev_rq_tail(self, 64);
+	ASSERT_EQ(0, zr_flush(&self->ring, self->z.reg.zcrx_id));
+	EXPECT_EQ(32, nodev_rq_head(self));
+	ASSERT_EQ(0, zr_flush(&self->ring, self->z.reg.zcrx_id));
+	EXPECT_EQ(64, nodev_rq_head(self));
+}
+
+/*
  * Garbage: a tail 2^30 entries ahead of the head, every entry naming
  * page 0, held once. One flush takes one ring's worth (64 entries) and
  * gives page 0 back once.
