@@ -625,8 +625,8 @@ static int io_zcrx_create_rq(struct io_ring_ctx *ctx,
 	int ret;
 
 	rqes_off = ALIGN(IO_ZCRX_RQ_HDR_SIZE, IO_ZCRX_RQ_HDR_ALIGN);
-	reg->offsets.head = 0;
-	reg->offsets.tail = sizeof(u32);
+	reg->offsets.head = offsetof(struct io_zcrx_rq_hdr, head);
+	reg->offsets.tail = offsetof(struct io_zcrx_rq_hdr, tail);
 	reg->offsets.rqes = rqes_off;
 	if (rd->size < rqes_off + (u64)reg->rq_entries *
 				  sizeof(struct io_uring_zcrx_rqe))
@@ -642,8 +642,8 @@ static int io_zcrx_create_rq(struct io_ring_ctx *ctx,
 	ifq->rq_tail = ifq->region.ptr + reg->offsets.tail;
 	ifq->rqes = ifq->region.ptr + rqes_off;
 	ifq->rq_entries = reg->rq_entries;
-	WRITE_ONCE(*ifq->rq_head, 0);
-	WRITE_ONCE(*ifq->rq_tail, 0);
+	/* the whole header: what lies between head and tail is upstream's */
+	memset(ifq->region.ptr, 0, IO_ZCRX_RQ_HDR_SIZE);
 	return 0;
 }
 

@@ -170,10 +170,17 @@ static inline int io_zcrx_ctrl(struct io_ring_ctx *ctx, void __user *arg,
 #define IO_ZCRX_CTRL_NR			(ZCRX_CTRL_FLUSH_RQ + 1)
 
 /*
- * The refill ring's header (head, then tail) and the alignment of the
- * entries after it, as IO_URING_QUERY_ZCRX reports them.
+ * The refill ring's header at the start of its region: the head the
+ * kernel writes and the tail user space writes, each on a cache line of
+ * its own, as upstream lays them out since 7.3. The entries start at the
+ * next IO_ZCRX_RQ_HDR_ALIGN boundary; IO_URING_QUERY_ZCRX reports both.
  */
-#define IO_ZCRX_RQ_HDR_SIZE		(2 * sizeof(u32))
+struct io_zcrx_rq_hdr {
+	u32	head ____cacheline_aligned_in_smp;
+	u32	tail ____cacheline_aligned_in_smp;
+};
+
+#define IO_ZCRX_RQ_HDR_SIZE		sizeof(struct io_zcrx_rq_hdr)
 #define IO_ZCRX_RQ_HDR_ALIGN		L1_CACHE_BYTES
 
 /* the mmap offset of the refill ring of zcrx instance @id */
