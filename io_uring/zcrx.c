@@ -790,6 +790,9 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 		return ret;
 	if (copy_from_user(&area, u64_to_user_ptr(reg.area_ptr), sizeof(area)))
 		return -EFAULT;
+	/* an output: before the device is looked up, as upstream checks it */
+	if (area.rq_area_token)
+		return -EINVAL;
 	ret = io_zcrx_check_buf_len(&reg, &shift);
 	if (ret)
 		return ret;
