@@ -1175,9 +1175,10 @@ TEST_F(zcrx, refill_ring_size_rounding_and_clamp)
 	self->z.reg.rq_entries = 100;
 	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
 	EXPECT_EQ(128, self->z.reg.rq_entries);
+	/* 7.3's header: head and tail on cache lines of their own */
 	EXPECT_EQ(0, self->z.reg.offsets.head);
-	EXPECT_EQ(4, self->z.reg.offsets.tail);
-	EXPECT_EQ(64, self->z.reg.offsets.rqes);
+	EXPECT_EQ(64, self->z.reg.offsets.tail);
+	EXPECT_EQ(128, self->z.reg.offsets.rqes);
 	zr_ring_exit(&self->ring);
 	zr_ifq_free(&self->z);
 	ASSERT_EQ(0, zc_wait_queue_free(&self->env, ZC_QUEUE));
@@ -1233,6 +1234,8 @@ TEST_F(zcrx, registration_rejects_bad_input)
 		{ "dmabuf area, closed fd", -EBADF },
 		{ "read-only area", -EFAULT },
 		{ "header split off", -EINVAL },
+		/* 7.3's order: the token before the device */
+		{ "area token, and no such device", -EINVAL },
 	};
 	unsigned int i;
 
@@ -1351,6 +1354,10 @@ TEST_F(zcrx, registration_rejects_bad_input)
 			ASSERT_EQ(0, ethtool_set_hds(&self->env.nl,
 						     self->env.ifindex,
 						     false));
+			break;
+		case 34:
+			z.area.rq_area_token = 1ULL << 48;
+			z.reg.if_idx = 0x7ffffff0;
 			break;
 		}
 		ret = zr_register(&self->ring, IORING_REGISTER_ZCRX_IFQ,

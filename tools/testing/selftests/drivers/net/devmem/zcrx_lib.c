@@ -146,7 +146,8 @@ uint64_t zr_cqe_off(const struct io_uring_cqe *cqe)
 
 size_t zr_rq_region_size(unsigned int entries)
 {
-	size_t sz = 64 + (size_t)entries * sizeof(struct io_uring_zcrx_rqe);
+	/* the header (head, tail, each on a cache line) and the entries */
+	size_t sz = 128 + (size_t)entries * sizeof(struct io_uring_zcrx_rqe);
 
 	return (sz + 4095) & ~(size_t)4095;
 }

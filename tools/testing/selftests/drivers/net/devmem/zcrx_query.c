@@ -187,7 +187,7 @@ TEST(zcrx_says_what_it_has_and_nothing_more)
 	EXPECT_EQ(IORING_ZCRX_AREA_DMABUF, z.area_flags);
 	EXPECT_EQ(1, z.nr_ctrl_opcodes);
 	EXPECT_EQ(ZCRX_FEATURE_RX_PAGE_SIZE, z.features);
-	EXPECT_EQ(8, z.rq_hdr_size);
+	EXPECT_EQ(128, z.rq_hdr_size);
 	EXPECT_EQ(64, z.rq_hdr_alignment);
 	EXPECT_EQ(0, z.__resv2);
 
