@@ -55,15 +55,15 @@ static size_t io_query_opcodes(union io_query_answer *a)
 
 /*
  * What zero-copy receive takes, whether or not this kernel is built with
- * it (as upstream answers): registration flags (no device; not IMPORT
- * yet), area kinds, control operations (FLUSH_RQ alone yet), and where
- * the refill ring's entries start.
+ * it (as upstream answers): registration flags (no device, import), area
+ * kinds, control operations (FLUSH_RQ and EXPORT yet), and where the
+ * refill ring's entries start.
  */
 static size_t io_query_zcrx(union io_query_answer *a)
 {
 	struct io_uring_query_zcrx *z = &a->zcrx;
 
-	z->register_flags = ZCRX_REG_NODEV;
+	z->register_flags = ZCRX_REG_NODEV | ZCRX_REG_IMPORT;
 	z->area_flags = IORING_ZCRX_AREA_DMABUF;
 	z->nr_ctrl_opcodes = IO_ZCRX_CTRL_NR;
 	z->features = ZCRX_FEATURE_RX_PAGE_SIZE;

@@ -15,15 +15,22 @@
  *
  * Lifetimes: the ring holds its instances until it exits; each page pool
  * created on the instance's queue holds it until the pool is destroyed,
- * which waits for every buffer in flight. A buffer user space holds
+ * which waits for every buffer in flight. ZCRX_CTRL_EXPORT makes a file
+ * that holds the instance until it is closed, and a ring that imports
+ * that file (ZCRX_REG_IMPORT) holds it as the first ring does, under an
+ * id of its own: all share one queue, area and refill ring. When the
+ * last ring or file goes (@holders), the queue goes back to host memory,
+ * the area is unmapped and what user space still holds is taken back. A buffer user space holds
  * carries a user reference (@user_refs) and one page pool reference; the
  * refill ring, or the ring's exit for whatever user space still holds,
  * drops both. The instance, its area, the mapping and the refill ring go
  * with the last reference. A buffer a copy filled has no page pool: its
  * one reference goes back to the area's free list.
  */
+#include <linux/anon_inodes.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
+#include <linux/file.h>
 #include <linux/highmem.h>
 #include <linux/io_uring.h>
 #include <linux/kcov.h>
@@ -575,14 +582,55 @@ static void io_zcrx_scrub(struct io_zcrx_ifq *ifq)
 	}
 }
 
+/* Another ring or an exported file holds @ifq, which one already holds. */
+static void io_zcrx_hold(struct io_zcrx_ifq *ifq)
+{
+	refcount_inc(&ifq->holders);
+	refcount_inc(&ifq->refs);
+}
+
+/*
+ * A ring or an exported file lets @ifq go. With the last holder nothing
+ * can receive into it any more: the queue goes back to host memory, the
+ * area is unmapped while the device surely exists, and the buffers user
+ * space still holds come back. Process context: RTNL is taken.
+ */
+static void io_zcrx_unhold(struct io_zcrx_ifq *ifq)
+{
+	if (refcount_dec_and_test(&ifq->holders)) {
+		io_zcrx_ifq_close(ifq);
+		io_zcrx_forget_mapping(ifq);
+		io_zcrx_scrub(ifq);
+	}
+	io_zcrx_ifq_put(ifq);
+}
+
+/* An exported instance: closed from __fput(), in process context. */
+static int io_zcrx_file_release(struct inode *inode, struct file *file)
+{
+	io_zcrx_unhold(file->private_data);
+	return 0;
+}
+
+static const struct file_operations io_zcrx_fops = {
+	.release	= io_zcrx_file_release,
+};
+
 static int io_zcrx_check_reg(const struct io_uring_zcrx_ifq_reg *reg)
 {
 	if (memchr_inv(reg->__resv, 0, sizeof(reg->__resv)) || reg->zcrx_id)
 		return -EINVAL;
-	/* ZCRX_REG_IMPORT is upstream's, not this kernel's yet */
-	if (reg->flags & ~ZCRX_REG_NODEV)
+	if (reg->flags & ~(ZCRX_REG_NODEV | ZCRX_REG_IMPORT))
 		return -EINVAL;
 	return 0;
+}
+
+/* Where the refill ring's head, tail and entries are in its region. */
+static void io_zcrx_rq_offsets(struct io_uring_zcrx_offsets *o)
+{
+	o->head = offsetof(struct io_zcrx_rq_hdr, head);
+	o->tail = offsetof(struct io_zcrx_rq_hdr, tail);
+	o->rqes = ALIGN(IO_ZCRX_RQ_HDR_SIZE, IO_ZCRX_RQ_HDR_ALIGN);
 }
 
 static int io_zcrx_check_rq(struct io_ring_ctx *ctx,
@@ -624,10 +672,8 @@ static int io_zcrx_create_rq(struct io_ring_ctx *ctx,
 	size_t rqes_off;
 	int ret;
 
-	rqes_off = ALIGN(IO_ZCRX_RQ_HDR_SIZE, IO_ZCRX_RQ_HDR_ALIGN);
-	reg->offsets.head = offsetof(struct io_zcrx_rq_hdr, head);
-	reg->offsets.tail = offsetof(struct io_zcrx_rq_hdr, tail);
-	reg->offsets.rqes = rqes_off;
+	io_zcrx_rq_offsets(&reg->offsets);
+	rqes_off = reg->offsets.rqes;
 	if (rd->size < rqes_off + (u64)reg->rq_entries *
 				  sizeof(struct io_uring_zcrx_rqe))
 		return -EINVAL;
@@ -746,6 +792,58 @@ static int io_zcrx_create_nodev(struct io_ring_ctx *ctx,
 	return io_zcrx_create_area(ctx, ifq, NULL, area_reg);
 }
 
+/*
+ * ZCRX_REG_IMPORT: the instance of a file ZCRX_CTRL_EXPORT made, its fd in
+ * if_idx, gets an id in this ring too. Nothing else is taken from @reg:
+ * the queue, area and refill ring are the instance's. Upstream's rules:
+ * no other flag and no queue, ring size, area or region (EINVAL), and an
+ * fd that is not such a file EBADF. The memory stays charged to the user
+ * that registered the instance. @reg goes back with the id and the refill
+ * ring's offsets, the rest as it came.
+ */
+static int io_zcrx_import(struct io_ring_ctx *ctx,
+			  struct io_uring_zcrx_ifq_reg __user *arg,
+			  struct io_uring_zcrx_ifq_reg *reg)
+{
+	struct io_zcrx_ifq *ifq;
+	struct file *file;
+	u32 id;
+	int ret;
+
+	if (reg->flags != ZCRX_REG_IMPORT || reg->if_rxq || reg->rq_entries ||
+	    reg->area_ptr || reg->region_ptr)
+		return -EINVAL;
+	file = fget(reg->if_idx);
+	if (!file)
+		return -EBADF;
+	ret = -EBADF;
+	if (file->f_op != &io_zcrx_fops)
+		goto out_fput;
+	ifq = file->private_data;
+
+	ret = xa_alloc(&ctx->zcrx_ctxs, &id, NULL,
+		       XA_LIMIT(0, IO_ZCRX_MAX_IFQS - 1), GFP_KERNEL);
+	if (ret)
+		goto out_fput;
+	reg->zcrx_id = id;
+	io_zcrx_rq_offsets(&reg->offsets);
+	if (copy_to_user(arg, reg, sizeof(*reg))) {
+		ret = -EFAULT;
+		goto err_erase_id;
+	}
+	/* the file holds it: it cannot have gone */
+	io_zcrx_hold(ifq);
+	xa_store(&ctx->zcrx_ctxs, id, ifq, GFP_KERNEL);
+	fput(file);
+	return 0;
+
+err_erase_id:
+	xa_erase(&ctx->zcrx_ctxs, id);
+out_fput:
+	fput(file);
+	return ret;
+}
+
 /**
  * io_register_zcrx_ifq() - IORING_REGISTER_ZCRX_IFQ
  * @ctx: the ring
@@ -783,6 +881,8 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 	ret = io_zcrx_check_reg(&reg);
 	if (ret)
 		return ret;
+	if (reg.flags & ZCRX_REG_IMPORT)
+		return io_zcrx_import(ctx, arg, &reg);
 	if (copy_from_user(&rd, u64_to_user_ptr(reg.region_ptr), sizeof(rd)))
 		return -EFAULT;
 	ret = io_zcrx_check_rq(ctx, &reg);
@@ -800,6 +900,7 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 	ifq = kzalloc(sizeof(*ifq), GFP_KERNEL_ACCOUNT);
 	if (!ifq)
 		return -ENOMEM;
+	refcount_set(&ifq->holders, 1);
 	refcount_set(&ifq->refs, 1);
 	INIT_WORK(&ifq->free_work, io_zcrx_ifq_free_work);
 	ifq->kcov_handle = kcov_common_handle();
@@ -863,9 +964,7 @@ void io_unregister_zcrx_ifqs(struct io_ring_ctx *ctx)
 		xa_erase(&ctx->zcrx_ctxs, id);
 		/* in the ring's exit work: no task's coverage but this */
 		kcov_remote_start_common(ifq->kcov_handle);
-		io_zcrx_ifq_close(ifq);
-		io_zcrx_scrub(ifq);
-		io_zcrx_ifq_put(ifq);
+		io_zcrx_unhold(ifq);
 		kcov_remote_stop();
 	}
 	xa_destroy(&ctx->zcrx_ctxs);
@@ -1045,6 +1144,41 @@ static int io_zcrx_flush_rq(struct io_zcrx_ifq *ifq,
 	return 0;
 }
 
+/*
+ * ZCRX_CTRL_EXPORT: a file that holds the instance, for another ring to
+ * import (ZCRX_REG_IMPORT), in this process or one the fd is passed to.
+ * Its argument must be all zero; the fd comes back in it, and exists only
+ * once the whole struct is written back (a fault leaves no fd behind).
+ */
+static int io_zcrx_export(struct io_zcrx_ifq *ifq, struct zcrx_ctrl *ctrl,
+			  void __user *arg)
+{
+	struct file *file;
+	int fd;
+
+	if (memchr_inv(&ctrl->zc_export, 0, sizeof(ctrl->zc_export)))
+		return -EINVAL;
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	io_zcrx_hold(ifq);
+	file = anon_inode_getfile("[zcrx]", &io_zcrx_fops, ifq, O_RDONLY);
+	if (IS_ERR(file)) {
+		put_unused_fd(fd);
+		io_zcrx_unhold(ifq);
+		return PTR_ERR(file);
+	}
+	ctrl->zc_export.zcrx_fd = fd;
+	if (copy_to_user(arg, ctrl, sizeof(*ctrl))) {
+		put_unused_fd(fd);
+		/* its release lets the instance go */
+		fput(file);
+		return -EFAULT;
+	}
+	fd_install(fd, file);
+	return 0;
+}
+
 /**
  * io_zcrx_ctrl() - IORING_REGISTER_ZCRX_CTRL: an operation on an instance
  * @ctx: the ring, its uring_lock held
@@ -1057,8 +1191,9 @@ static int io_zcrx_flush_rq(struct io_zcrx_ifq *ifq,
  * instance.
  *
  * Return: 0, -EINVAL (@nr_args, or the operation's argument), -EFAULT
- * (copy, reserved words), -ENXIO (no such instance in this ring) or
- * -EOPNOTSUPP (an operation this kernel does not run).
+ * (copy, reserved words, the write-back of EXPORT), -ENXIO (no such
+ * instance in this ring), -EOPNOTSUPP (an operation this kernel does not
+ * run), or EXPORT's -EMFILE or -ENOMEM.
  */
 int io_zcrx_ctrl(struct io_ring_ctx *ctx, void __user *arg,
 		 unsigned int nr_args)
@@ -1081,6 +1216,8 @@ int io_zcrx_ctrl(struct io_ring_ctx *ctx, void __user *arg,
 	switch (ctrl.op) {
 	case ZCRX_CTRL_FLUSH_RQ:
 		return io_zcrx_flush_rq(ifq, &ctrl.zc_flush);
+	case ZCRX_CTRL_EXPORT:
+		return io_zcrx_export(ifq, &ctrl, arg);
 	}
 	return -EOPNOTSUPP;
 }

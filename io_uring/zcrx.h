@@ -66,8 +66,13 @@ struct io_zcrx_area {
  *	device, fed from one area, its buffers returned through one refill
  *	ring
  * @area: the memory
- * @refs: the ring's reference (until it exits) and one per page pool the
- *	instance provides for; the last one frees everything in @free_work
+ * @holders: what may still receive into the instance: the ring that
+ *	registered it and each ring that imported it (until they exit),
+ *	and each file ZCRX_CTRL_EXPORT made (until it is closed). The last
+ *	one takes the instance off its queue, unmaps the area and takes
+ *	back every buffer user space still holds
+ * @refs: one per holder and one per page pool the instance provides
+ *	for; the last one frees everything in @free_work
  * @free_work: frees the instance in process context
  * @kcov_handle: KCOV's common handle of the task that registered the
  *	instance (0 without KCOV): the coverage of its teardown in the
@@ -79,7 +84,7 @@ struct io_zcrx_area {
  * @rq_entries: number of @rqes, a power of two
  * @cached_rq_head: next entry the kernel reads (under @rq_lock)
  * @rq_lock: serialises the refill ring's consumers (bottom halves off)
- * @id: zcrx_id, the instance's index in the ring
+ * @id: zcrx_id, the instance's index in the ring that registered it
  * @if_rxq: the RX queue
  * @buf_shift: log2 of the buffer size
  * @nodev: registered with ZCRX_REG_NODEV: no device, queue, page pool or
@@ -99,6 +104,7 @@ struct io_zcrx_area {
  */
 struct io_zcrx_ifq {
 	struct io_zcrx_area		*area;
+	refcount_t			holders;
 	refcount_t			refs;
 	struct work_struct		free_work;
 	u64				kcov_handle;
@@ -166,8 +172,8 @@ static inline int io_zcrx_ctrl(struct io_ring_ctx *ctx, void __user *arg,
 }
 #endif
 
-/* the zcrx_ctrl operations this kernel runs: FLUSH_RQ, op 0 */
-#define IO_ZCRX_CTRL_NR			(ZCRX_CTRL_FLUSH_RQ + 1)
+/* the zcrx_ctrl operations this kernel runs: FLUSH_RQ and EXPORT */
+#define IO_ZCRX_CTRL_NR			(ZCRX_CTRL_EXPORT + 1)
 
 /*
  * The refill ring's header at the start of its region: the head the
