@@ -715,15 +715,17 @@ TEST_F(zcrx, device_removed_with_buffers_held_unmaps_a_dmabuf_area)
 
 /*
  * The ring exits while skbs with payload in its dmabuf area wait unread
- * in a socket: the queue goes back to host memory, but the old page pool,
- * and with it the area's mapping, live on for those skbs. The device's
- * deletion then unmaps the area at once. Before, it stayed attached until
- * the socket let the skbs go, after the device was gone.
+ * in a socket: the queue goes back to host memory and, the ring being
+ * the instance's last holder, the area is unmapped at once, as upstream
+ * does; the old page pool lives on for those skbs without a mapping. The
+ * device's deletion then finds nothing to unmap, and the pools settle
+ * once the socket lets the skbs go. (Before holders, the mapping lived
+ * with the old pool, until the device's deletion at the latest.)
  */
-TEST_F(zcrx, device_removed_after_the_ring_exited_unmaps_the_area)
+TEST_F(zcrx, ring_exit_unmaps_the_area_while_skbs_hold_buffers)
 {
 	size_t size = 8 << 20;
-	int dmabuf, fd;
+	int dmabuf, fd, i;
 	pid_t pid;
 
 	if (access("/dev/udmabuf", F_OK))
@@ -732,6 +734,7 @@ TEST_F(zcrx, device_removed_after_the_ring_exited_unmaps_the_area)
 	ASSERT_GE(dmabuf, 0);
 	zr_ifq_use_dmabuf(&self->z, dmabuf, size);
 	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	EXPECT_EQ(1, dmabuf_attachments(dmabuf));
 	fd = devmem_env_stream(&self->env, 2 << 20, &pid);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, wait_inq_for(fd, 4096, 5000));
@@ -741,8 +744,12 @@ TEST_F(zcrx, device_removed_after_the_ring_exited_unmaps_the_area)
 
 	zr_ring_exit(&self->ring);
 	EXPECT_EQ(0, zc_wait_queue_free(&self->env, ZC_QUEUE));
-	/* the unread skbs keep the old pool, and the area mapped */
-	EXPECT_EQ(1, dmabuf_attachments(dmabuf));
+	/* the exit work unmaps right after it closed the queue */
+	for (i = 0; i < 100 && dmabuf_attachments(dmabuf); i++)
+		usleep(50000);
+	EXPECT_EQ(0, dmabuf_attachments(dmabuf));
+	/* the unread skbs still hold the old pool */
+	EXPECT_LT(0, devmem_pools_settled(&self->env.nl, 200));
 	ASSERT_EQ(0, hdsim_del(self->env.dev_id));
 	self->env.dev_gone = true;
 	EXPECT_EQ(0, dmabuf_attachments(dmabuf));
@@ -1202,7 +1209,7 @@ TEST_F(zcrx, registration_rejects_bad_input)
 	} cases[] = {
 		{ "reserved word", -EINVAL },
 		{ "zcrx_id set", -EINVAL },
-		{ "IMPORT flag", -EINVAL },
+		{ "IMPORT with an area and a region", -EINVAL },
 		{ "NODEV with a device and a queue", -EINVAL },
 		{ "region pointer", -EFAULT },
 		{ "queue ~0", -EINVAL },
@@ -2215,6 +2222,46 @@ TEST_F(zcrx, a_completion_the_full_cq_refused_is_not_traced)
  * area streams through: one for each buffer given back through the
  * refill ring.
  */
+/*
+ * A queue two rings share: ring b imports the instance (the file closed
+ * at once) and receives from the queue under its own id. The creating
+ * ring exits first, and the queue stays bound, zero-copy, while b holds
+ * the instance; b's exit, the last holder's, unbinds it, and the pools
+ * settle.
+ */
+TEST_F(zcrx, a_shared_queue_stays_bound_until_the_last_ring_goes)
+{
+	struct io_uring_zcrx_ifq_reg reg = { .flags = ZCRX_REG_IMPORT };
+	struct zcrx_ctrl c = { .op = ZCRX_CTRL_EXPORT };
+	uint32_t buf_len = 0;
+	unsigned int cqes = 0;
+	struct zr_ring b;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	ASSERT_EQ(0, zr_register(&self->ring, IORING_REGISTER_ZCRX_CTRL, &c,
+				 0));
+	ASSERT_EQ(0, zr_ring_init(&b, 64, CQ_ENTRIES, 0));
+	reg.if_idx = c.zc_export.zcrx_fd;
+	ASSERT_EQ(0, zr_register(&b, IORING_REGISTER_ZCRX_IFQ, &reg, 1));
+	close(c.zc_export.zcrx_fd);
+
+	zr_ring_exit(&self->ring);
+	self->ring = b;
+	self->z.reg.zcrx_id = reg.zcrx_id;
+	zc_stream_ok(_metadata, &self->env, &self->ring, &self->z,
+		     2 * AREA_SIZE, &cqes);
+	/* seconds after the creator's exit: still bound, nothing copied */
+	ASSERT_EQ(0, devmem_queue_io_uring(&self->env.nl, self->env.ifindex,
+					   ZC_QUEUE, &buf_len));
+	EXPECT_NE(0, buf_len);
+	EXPECT_EQ(0, zcrx_fdinfo(self->ring.fd, reg.zcrx_id, "copy_count"));
+	EXPECT_LT(AREA_SIZE / 4096, cqes);
+
+	zr_ring_exit(&self->ring);
+	EXPECT_EQ(0, zc_wait_queue_free(&self->env, ZC_QUEUE));
+	EXPECT_EQ(0, devmem_pools_settled(&self->env.nl, 5000));
+}
+
 /*
  * Trace every dma_sync_single_for_device() of an RX buffer (DMA_FROM_DEVICE,
  * 2), with its stack: 0, -ENOENT with no kprobe events, or -errno.

@@ -14,6 +14,8 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <linux/io_uring/query.h>
@@ -149,7 +151,7 @@ TEST(the_query_says_zcrx_takes_no_device)
 	ASSERT_EQ(0, syscall(__NR_io_uring_register, -1,
 			     IORING_REGISTER_QUERY, &hdr, 0));
 	ASSERT_EQ(0, hdr.result);
-	EXPECT_EQ(ZCRX_REG_NODEV, q.register_flags);
+	EXPECT_EQ(ZCRX_REG_NODEV, q.register_flags & ZCRX_REG_NODEV);
 }
 
 TEST_F(nodev, registers_with_no_device_in_pages)
@@ -180,7 +182,7 @@ TEST_F(nodev, refuses_a_device_a_queue_a_dmabuf_and_large_buffers)
 	z.reg.if_rxq = 1;
 	EXPECT_EQ(-EINVAL, zr_register(&self->ring, IORING_REGISTER_ZCRX_IFQ,
 				       &z.reg, 1));
-	/* the import of another ring's instance is not in this kernel */
+	/* an import takes nothing but the fd: not an area or a region */
 	z = self->z;
 	z.reg.flags = ZCRX_REG_IMPORT;
 	EXPECT_EQ(-EINVAL, zr_register(&self->ring, IORING_REGISTER_ZCRX_IFQ,
@@ -429,13 +431,15 @@ TEST_F(nodev, ctrl_checks_its_argument_in_upstreams_order)
 	EXPECT_EQ(-EOPNOTSUPP, nodev_ctrl(self, &c, 0));
 	c.op = ~0U;
 	EXPECT_EQ(-EOPNOTSUPP, nodev_ctrl(self, &c, 0));
-	/* upstream's EXPORT, not in this kernel: its argument unread */
-	c.op = ZCRX_CTRL_EXPORT;
-	c.zc_export.zcrx_fd = 99;
+	/* upstream's ARM_EVENT, not in this kernel: its argument unread */
+	c.op = ZCRX_CTRL_ARM_EVENT;
+	c.zc_arm_event.event_type = 99;
+	EXPECT_EQ(-EOPNOTSUPP, nodev_ctrl(self, &c, 0));
+	c.op = ZCRX_CTRL_ADD_AREA;
 	EXPECT_EQ(-EOPNOTSUPP, nodev_ctrl(self, &c, 0));
 	/* FLUSH_RQ's argument is all zero, to its last byte */
 	c.op = ZCRX_CTRL_FLUSH_RQ;
-	c.zc_export.zcrx_fd = 0;
+	c.zc_arm_event.event_type = 0;
 	c.zc_flush.__resv[5] = 1ULL << 63;
 	EXPECT_EQ(-EINVAL, nodev_ctrl(self, &c, 0));
 	c.zc_flush.__resv[5] = 0;
@@ -554,6 +558,254 @@ TEST_F(nodev, a_bad_entry_at_the_end_of_a_batch_ends_the_flush)
 	EXPECT_EQ(32, nodev_rq_head(self));
 	ASSERT_EQ(0, zr_flush(&self->ring, self->z.reg.zcrx_id));
 	EXPECT_EQ(64, nodev_rq_head(self));
+}
+
+/* ZCRX_CTRL_EXPORT of instance @id of @r: the fd, or -errno. */
+static int nodev_export(struct zr_ring *r, unsigned int id)
+{
+	struct zcrx_ctrl c = { .zcrx_id = id, .op = ZCRX_CTRL_EXPORT };
+	int ret = zr_register(r, IORING_REGISTER_ZCRX_CTRL, &c, 0);
+
+	return ret ? ret : (int)c.zc_export.zcrx_fd;
+}
+
+/* Import the instance of file @fd into @r: its id there, or -errno. */
+static int nodev_import(struct zr_ring *r, int fd,
+			struct io_uring_zcrx_ifq_reg *reg)
+{
+	int ret;
+
+	memset(reg, 0, sizeof(*reg));
+	reg->if_idx = fd;
+	reg->flags = ZCRX_REG_IMPORT;
+	ret = zr_register(r, IORING_REGISTER_ZCRX_IFQ, reg, 1);
+	return ret ? ret : (int)reg->zcrx_id;
+}
+
+/* The number of open fds of this process. */
+static int nodev_nr_fds(void)
+{
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+TEST_F(nodev, export_makes_a_cloexec_zcrx_file_and_leaks_no_fd)
+{
+	struct zcrx_ctrl c = { .op = ZCRX_CTRL_EXPORT };
+	char path[64], name[64];
+	struct zcrx_ctrl *ro;
+	int fd, fds;
+	ssize_t n;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	EXPECT_EQ(-ENXIO, nodev_export(&self->ring, 1));
+	/* zcrx_fd is an output: must come in 0 */
+	c.zc_export.zcrx_fd = 3;
+	EXPECT_EQ(-EINVAL, nodev_ctrl(self, &c, 0));
+	c.zc_export.zcrx_fd = 0;
+	c.zc_export.__resv1[10] = 1;
+	EXPECT_EQ(-EINVAL, nodev_ctrl(self, &c, 0));
+	/* a write-back that faults: EFAULT, and no fd left behind */
+	ro = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	memset(ro, 0, sizeof(*ro));
+	ro->op = ZCRX_CTRL_EXPORT;
+	ASSERT_EQ(0, mprotect(ro, PAGE, PROT_READ));
+	fds = nodev_nr_fds();
+	EXPECT_EQ(-EFAULT, nodev_ctrl(self, ro, 0));
+	EXPECT_EQ(fds, nodev_nr_fds());
+	munmap(ro, PAGE);
+
+	fd = nodev_export(&self->ring, self->z.reg.zcrx_id);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(fds + 1, nodev_nr_fds());
+	EXPECT_EQ(FD_CLOEXEC, fcntl(fd, F_GETFD));
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, name, sizeof(name) - 1);
+	ASSERT_LT(0, n);
+	name[n] = 0;
+	EXPECT_STREQ("anon_inode:[zcrx]", name);
+	/* nothing to read or write: it only holds the instance */
+	EXPECT_EQ(-1, read(fd, name, 1));
+	close(fd);
+}
+
+TEST_F(nodev, import_refuses_what_upstream_refuses)
+{
+	struct io_uring_zcrx_ifq_reg reg, *ro;
+	struct zr_ring b;
+	int fd;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	fd = nodev_export(&self->ring, self->z.reg.zcrx_id);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, zr_ring_init(&b, 8, 64, 0));
+	EXPECT_EQ(-EBADF, nodev_import(&b, -1, &reg));
+	EXPECT_EQ(-EBADF, nodev_import(&b, 12345, &reg));
+	/* a file that is not an exported instance: the ring, a socket */
+	EXPECT_EQ(-EBADF, nodev_import(&b, self->ring.fd, &reg));
+	EXPECT_EQ(-EBADF, nodev_import(&b, self->srv, &reg));
+	/* nothing but the fd: no other flag, queue, ring, area or region */
+	memset(&reg, 0, sizeof(reg));
+	reg.if_idx = fd;
+	reg.flags = ZCRX_REG_IMPORT | ZCRX_REG_NODEV;
+	EXPECT_EQ(-EINVAL, zr_register(&b, IORING_REGISTER_ZCRX_IFQ, &reg,
+				       1));
+	reg.flags = ZCRX_REG_IMPORT;
+	reg.if_rxq = 1;
+	EXPECT_EQ(-EINVAL, zr_register(&b, IORING_REGISTER_ZCRX_IFQ, &reg,
+				       1));
+	reg.if_rxq = 0;
+	reg.rq_entries = 64;
+	EXPECT_EQ(-EINVAL, zr_register(&b, IORING_REGISTER_ZCRX_IFQ, &reg,
+				       1));
+	reg.rq_entries = 0;
+	reg.area_ptr = (uintptr_t)&self->z.area;
+	EXPECT_EQ(-EINVAL, zr_register(&b, IORING_REGISTER_ZCRX_IFQ, &reg,
+				       1));
+	reg.area_ptr = 0;
+	reg.region_ptr = (uintptr_t)&self->z.rd;
+	EXPECT_EQ(-EINVAL, zr_register(&b, IORING_REGISTER_ZCRX_IFQ, &reg,
+				       1));
+	reg.region_ptr = 0;
+	reg.__resv[0] = 1;	/* upstream's event_desc */
+	EXPECT_EQ(-EINVAL, zr_register(&b, IORING_REGISTER_ZCRX_IFQ, &reg,
+				       1));
+	/* a write-back that faults: EFAULT, and the id is free again */
+	ro = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	memset(ro, 0, sizeof(*ro));
+	ro->if_idx = fd;
+	ro->flags = ZCRX_REG_IMPORT;
+	ASSERT_EQ(0, mprotect(ro, PAGE, PROT_READ));
+	EXPECT_EQ(-EFAULT, zr_register(&b, IORING_REGISTER_ZCRX_IFQ, ro, 1));
+	munmap(ro, PAGE);
+	/* and a good one: id 0 of ring b, 7.3's offsets, the rest echoed */
+	memset(&reg, 0, sizeof(reg));
+	reg.if_idx = fd;
+	reg.flags = ZCRX_REG_IMPORT;
+	reg.rx_buf_len = 12345;
+	ASSERT_EQ(0, zr_register(&b, IORING_REGISTER_ZCRX_IFQ, &reg, 1));
+	EXPECT_EQ(0, reg.zcrx_id);
+	EXPECT_EQ(0, reg.offsets.head);
+	EXPECT_EQ(64, reg.offsets.tail);
+	EXPECT_EQ(128, reg.offsets.rqes);
+	EXPECT_EQ(0, reg.rq_entries);
+	EXPECT_EQ(12345, reg.rx_buf_len);
+	EXPECT_EQ(fd, reg.if_idx);
+	/* a ring may import the same instance again: another id */
+	EXPECT_EQ(1, nodev_import(&b, fd, &reg));
+	EXPECT_EQ(1, nodev_import(&self->ring, fd, &reg));
+	close(fd);
+	zr_ring_exit(&b);
+}
+
+/*
+ * Two rings on one instance: ring b imports it, returns buffers the
+ * creator received through the shared refill ring with a flush by its
+ * own id, and goes on receiving into the shared area under its own id
+ * once the creator exited. What the creator's user still held when it
+ * exited stays held, as b holds the instance, until the refill ring
+ * brings it back.
+ */
+TEST_F(nodev, an_importing_ring_shares_the_area_and_outlives_the_creator)
+{
+	size_t len = 4 * AREA_PAGES * PAGE, got = 0;
+	struct io_uring_zcrx_ifq_reg reg;
+	unsigned char *sent, *seen;
+	unsigned int i;
+	struct zr_ring b;
+	int fd, bid;
+	pid_t pid;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	fd = nodev_export(&self->ring, self->z.reg.zcrx_id);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, zr_ring_init(&b, 8, 64, 0));
+	bid = nodev_import(&b, fd, &reg);
+	ASSERT_EQ(0, bid);
+	/* the fd can go at once: ring b holds the instance */
+	close(fd);
+	pid = nodev_stream(self, len, 17, &sent, &seen);
+	ASSERT_LE(0, pid);
+
+	/* the creator takes every page and keeps them */
+	nodev_drain(_metadata, self, len, seen, &got, AREA_PAGES);
+	/* b gives half of them back, by its own id */
+	for (i = 0; i < AREA_PAGES / 2; i++)
+		nodev_rqe(self, i, self->z.area.rq_area_token + i * PAGE, 0);
+	nodev_rq_tail(self, AREA_PAGES / 2);
+	ASSERT_EQ(0, zr_flush(&b, bid));
+	EXPECT_EQ(AREA_PAGES / 2, nodev_rq_head(self));
+
+	/* the creator exits; b receives into the half given back */
+	zr_ring_exit(&self->ring);
+	self->ring = b;
+	self->z.reg.zcrx_id = bid;
+	nodev_drain(_metadata, self, len, seen, &got, AREA_PAGES / 2);
+	/* every page back through the refill ring, the creator's too */
+	for (i = 0; i < AREA_PAGES; i++)
+		nodev_rqe(self, AREA_PAGES / 2 + i,
+			  self->z.area.rq_area_token + i * PAGE, 0);
+	nodev_rq_tail(self, AREA_PAGES / 2 + AREA_PAGES);
+	ASSERT_EQ(0, zr_flush(&b, bid));
+	nodev_drain(_metadata, self, len, seen, &got, AREA_PAGES);
+	EXPECT_EQ(0, memcmp(sent, seen, got));
+	ASSERT_EQ(pid, nodev_stream_end(self, pid, sent, seen));
+}
+
+/*
+ * Only the last holder takes back what user space held: a creator that
+ * exits holding every buffer while a file holds the instance leaves them
+ * held for a ring that imports the file, and so does that ring when it
+ * exits with a second file left. The last holder then goes (kmemleak
+ * and the pinned-page counts see what it leaves).
+ */
+TEST_F(nodev, what_a_departed_ring_held_stays_held_until_the_last_holder)
+{
+	size_t len = 4 * AREA_PAGES * PAGE, got = 0;
+	struct io_uring_zcrx_ifq_reg reg;
+	unsigned char *sent, *seen;
+	int fd, fd2, bid;
+	pid_t pid;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	fd = nodev_export(&self->ring, self->z.reg.zcrx_id);
+	ASSERT_LE(0, fd);
+	pid = nodev_stream(self, len, 19, &sent, &seen);
+	ASSERT_LE(0, pid);
+	nodev_drain(_metadata, self, len, seen, &got, AREA_PAGES);
+
+	/* the creator exits holding everything; the file holds on */
+	zr_ring_exit(&self->ring);
+	ASSERT_EQ(0, zr_ring_init(&self->ring, 8, 64, 0));
+	bid = nodev_import(&self->ring, fd, &reg);
+	ASSERT_EQ(0, bid);
+	fd2 = nodev_export(&self->ring, bid);
+	ASSERT_LE(0, fd2);
+	close(fd);
+	/* nothing came back: the creator's holds are still held */
+	nodev_drain(_metadata, self, len, seen, &got, 0);
+	/* the importer exits: the second file is the last holder */
+	zr_ring_exit(&self->ring);
+	ASSERT_EQ(0, zr_ring_init(&self->ring, 8, 64, 0));
+	EXPECT_EQ(0, nodev_import(&self->ring, fd2, &reg));
+	nodev_drain(_metadata, self, len, seen, &got, 0);
+	/* the file goes, then the ring: the last holder scrubs */
+	close(fd2);
+	EXPECT_EQ(0, memcmp(sent, seen, got));
+	ASSERT_EQ(pid, nodev_stream_end(self, pid, sent, seen));
 }
 
 /*

@@ -170,9 +170,9 @@ TEST(the_scq_answer_is_where_the_cqes_start)
 }
 
 /*
- * What this kernel's zcrx has: registration with no device, dmabuf areas,
- * rx_buf_len and one control operation (FLUSH_RQ); no import, events or
- * statistics yet. The refill ring's entries start at rq_hdr_size rounded
+ * What this kernel's zcrx has: registration with no device or by import,
+ * dmabuf areas, rx_buf_len and two control operations (FLUSH_RQ, EXPORT);
+ * no events or statistics yet. The refill ring's entries start at rq_hdr_size rounded
  * up to the alignment, where a registration puts them (zcrx's own test
  * checks that offset).
  */
@@ -183,9 +183,9 @@ TEST(zcrx_says_what_it_has_and_nothing_more)
 
 	EXPECT_EQ(ZCRX_SIZE, q_ask(_metadata, IO_URING_QUERY_ZCRX, &z,
 				   sizeof(z)));
-	EXPECT_EQ(ZCRX_REG_NODEV, z.register_flags);
+	EXPECT_EQ(ZCRX_REG_NODEV | ZCRX_REG_IMPORT, z.register_flags);
 	EXPECT_EQ(IORING_ZCRX_AREA_DMABUF, z.area_flags);
-	EXPECT_EQ(1, z.nr_ctrl_opcodes);
+	EXPECT_EQ(2, z.nr_ctrl_opcodes);
 	EXPECT_EQ(ZCRX_FEATURE_RX_PAGE_SIZE, z.features);
 	EXPECT_EQ(128, z.rq_hdr_size);
 	EXPECT_EQ(64, z.rq_hdr_alignment);
