@@ -531,20 +531,27 @@ io_zcrx_mp_params(struct io_zcrx_ifq *ifq)
 	};
 }
 
-/* Take the instance off its queue; the queue restarts on host memory. */
-static void io_zcrx_ifq_close(struct io_zcrx_ifq *ifq)
+/*
+ * Take the instance off its queue; the queue restarts on host memory.
+ * False if the restart failed and the device may still write the area
+ * through the old pools: then the area stays mapped until the device
+ * unregisters or the instance is freed.
+ */
+static bool io_zcrx_ifq_close(struct io_zcrx_ifq *ifq)
 {
 	struct pp_memory_provider_params p = io_zcrx_mp_params(ifq);
+	bool left = true;
 
 	if (ifq->nodev)
-		return;
+		return true;
 	rtnl_lock();
 	if (ifq->netdev) {
-		netif_mp_close_rxq(ifq->netdev, ifq->if_rxq, &p);
+		left = netif_mp_close_rxq(ifq->netdev, ifq->if_rxq, &p);
 		dev_put(ifq->netdev);
 		ifq->netdev = NULL;
 	}
 	rtnl_unlock();
+	return left;
 }
 
 /* Drop one buffer reference user space held. */
@@ -598,8 +605,8 @@ static void io_zcrx_hold(struct io_zcrx_ifq *ifq)
 static void io_zcrx_unhold(struct io_zcrx_ifq *ifq)
 {
 	if (refcount_dec_and_test(&ifq->holders)) {
-		io_zcrx_ifq_close(ifq);
-		io_zcrx_forget_mapping(ifq);
+		if (io_zcrx_ifq_close(ifq))
+			io_zcrx_forget_mapping(ifq);
 		io_zcrx_scrub(ifq);
 	}
 	io_zcrx_ifq_put(ifq);
@@ -1158,15 +1165,18 @@ static int io_zcrx_export(struct io_zcrx_ifq *ifq, struct zcrx_ctrl *ctrl,
 
 	if (memchr_inv(&ctrl->zc_export, 0, sizeof(ctrl->zc_export)))
 		return -EINVAL;
-	fd = get_unused_fd_flags(O_CLOEXEC);
-	if (fd < 0)
-		return fd;
+	/* the file first, then the fd, as upstream: its errno comes first */
 	io_zcrx_hold(ifq);
 	file = anon_inode_getfile("[zcrx]", &io_zcrx_fops, ifq, O_RDONLY);
 	if (IS_ERR(file)) {
-		put_unused_fd(fd);
 		io_zcrx_unhold(ifq);
 		return PTR_ERR(file);
+	}
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		/* its release lets the instance go */
+		fput(file);
+		return fd;
 	}
 	ctrl->zc_export.zcrx_fd = fd;
 	if (copy_to_user(arg, ctrl, sizeof(*ctrl))) {

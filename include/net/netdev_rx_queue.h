@@ -26,7 +26,7 @@ int netif_mp_check_rxq(struct net_device *dev, unsigned int rxq_idx,
 int netif_mp_open_rxq(struct net_device *dev, unsigned int rxq_idx,
 		      const struct pp_memory_provider_params *p,
 		      struct netlink_ext_ack *extack);
-void netif_mp_close_rxq(struct net_device *dev, unsigned int rxq_idx,
+bool netif_mp_close_rxq(struct net_device *dev, unsigned int rxq_idx,
 			const struct pp_memory_provider_params *old_p);
 
 /* Lowest channel count that keeps every provider-bound RX queue. */
@@ -58,10 +58,11 @@ netif_mp_open_rxq(struct net_device *dev, unsigned int rxq_idx,
 	return -EOPNOTSUPP;
 }
 
-static inline void
+static inline bool
 netif_mp_close_rxq(struct net_device *dev, unsigned int rxq_idx,
 		   const struct pp_memory_provider_params *old_p)
 {
+	return true;
 }
 
 static inline unsigned int

@@ -289,8 +289,13 @@ int netif_mp_open_rxq(struct net_device *dev, unsigned int rxq_idx,
  * (dev_memory_provider_uninstall()) before the owner gets to close.
  *
  * Context: RTNL held.
+ * Return: false if the restart failed and the queue still runs on the
+ * provider's pools: the device may still write the provider's memory,
+ * which must stay mapped until the queue's next restart or the device's
+ * unregister. True otherwise, the queue detached included (it restarts
+ * on host memory when it attaches).
  */
-void netif_mp_close_rxq(struct net_device *dev, unsigned int rxq_idx,
+bool netif_mp_close_rxq(struct net_device *dev, unsigned int rxq_idx,
 			const struct pp_memory_provider_params *old_p)
 {
 	struct netdev_rx_queue *rxq;
@@ -299,21 +304,26 @@ void netif_mp_close_rxq(struct net_device *dev, unsigned int rxq_idx,
 	ASSERT_RTNL();
 
 	if (rxq_idx >= dev->real_num_rx_queues)
-		return;
+		return true;
 	rxq = __netif_get_rx_queue(dev, rxq_idx);
 	if (rxq->mp_params.mp_ops != old_p->mp_ops ||
 	    rxq->mp_params.mp_priv != old_p->mp_priv)
-		return;
+		return true;
 
 	memset(&rxq->mp_params, 0, sizeof(rxq->mp_params));
 	err = netdev_rx_queue_restart(dev, rxq_idx);
-	if (err == -ENODEV)
+	if (err == -ENODEV) {
 		/* the driver reconciles its queues on attach */
 		netdev_info(dev, "RX queue %u unbound while detached, restarts on attach\n",
 			    rxq_idx);
-	else if (err)
+		return true;
+	}
+	if (err) {
 		netdev_err(dev, "failed to restart RX queue %u after its memory provider left: %d\n",
 			   rxq_idx, err);
+		return false;
+	}
+	return true;
 }
 
 /**

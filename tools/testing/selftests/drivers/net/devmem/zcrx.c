@@ -1154,24 +1154,39 @@ TEST_F(zcrx, registration_needs_defer_taskrun_and_cqe32)
 	EXPECT_EQ(-EINVAL, zr_register(&self->ring, 33, NULL, 0));
 }
 
+/* Registration and import alike, even with an exported file at hand. */
 TEST_F(zcrx, registration_needs_cap_net_admin)
 {
+	struct zcrx_ctrl c = { .op = ZCRX_CTRL_EXPORT };
 	int status;
 	pid_t pid;
 
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	ASSERT_EQ(0, zr_register(&self->ring, IORING_REGISTER_ZCRX_CTRL, &c,
+				 0));
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid) {
+		struct io_uring_zcrx_ifq_reg reg = {
+			.if_idx = c.zc_export.zcrx_fd,
+			.flags = ZCRX_REG_IMPORT,
+		};
 		struct zr_ring r;
 
 		if (setresuid(65534, 65534, 65534))
 			_exit(2);
 		if (zr_ring_init(&r, 8, 0, 0))
 			_exit(3);
-		_exit(zr_ifq_register(&r, &self->z) == -EPERM ? 0 : 4);
+		self->z.reg.zcrx_id = 0;
+		self->z.area.rq_area_token = 0;
+		if (zr_ifq_register(&r, &self->z) != -EPERM)
+			_exit(4);
+		_exit(zr_register(&r, IORING_REGISTER_ZCRX_IFQ, &reg, 1) ==
+		      -EPERM ? 0 : 5);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, WEXITSTATUS(status));
+	close(c.zc_export.zcrx_fd);
 }
 
 /* rq_entries: rounded up to a power of two; above 32768 only with CLAMP */
@@ -1790,23 +1805,6 @@ TEST_F(zcrx, area_and_ring_in_a_memfd_receive)
 	zc_stream_ok(_metadata, &self->env, &self->ring, &self->z, 1 << 20, NULL);
 }
 
-/* VmPin of this process in KiB, or -1 */
-static long zc_vm_pin_kb(void)
-{
-	char line[128];
-	long kb = -1;
-	FILE *f;
-
-	f = fopen("/proc/self/status", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 /*
  * A pin holds the whole folio: 64 KiB of a 2 MiB hugetlb page keep the 2
  * MiB in memory, and are charged as 2 MiB. Under a 1 MiB RLIMIT_MEMLOCK
@@ -1842,7 +1840,7 @@ TEST_F(zcrx, a_huge_page_is_charged_whole)
 		z.area.addr = (uintptr_t)mem;
 		z.area.len = len;
 		ring_kb = z.rd.size >> 10;
-		base = zc_vm_pin_kb();
+		base = zr_vm_pin_kb();
 		/* 16 pages asked for, 512 held: over 1 MiB */
 		if (zr_register(&r, IORING_REGISTER_ZCRX_IFQ, &z.reg, 1) !=
 		    -ENOMEM)
@@ -1850,16 +1848,16 @@ TEST_F(zcrx, a_huge_page_is_charged_whole)
 		if (setrlimit(RLIMIT_MEMLOCK, &rl))
 			_exit(5);
 		/* what the refused registration charged may come back late */
-		for (i = 0; i < 100 && zc_vm_pin_kb() != base; i++)
+		for (i = 0; i < 100 && zr_vm_pin_kb() != base; i++)
 			usleep(10000);
-		before = zc_vm_pin_kb();
+		before = zr_vm_pin_kb();
 		if (before < 0)
 			_exit(6);
 		if (zr_register(&r, IORING_REGISTER_ZCRX_IFQ, &z.reg, 1))
 			_exit(7);
-		if (zc_vm_pin_kb() - before != (long)(huge >> 10) + ring_kb) {
+		if (zr_vm_pin_kb() - before != (long)(huge >> 10) + ring_kb) {
 			fprintf(stderr, "# VmPin grew by %ld kB, want %ld\n",
-				zc_vm_pin_kb() - before,
+				zr_vm_pin_kb() - before,
 				(long)(huge >> 10) + ring_kb);
 			_exit(8);
 		}

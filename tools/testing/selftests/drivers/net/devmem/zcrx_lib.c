@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* io_uring zero-copy receive from user space: see zcrx_lib.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "zcrx_lib.h"
@@ -277,4 +279,44 @@ int zr_flush(struct zr_ring *r, unsigned int zcrx_id)
 	};
 
 	return zr_register(r, IORING_REGISTER_ZCRX_CTRL, &ctrl, 0);
+}
+
+long zr_vm_pin_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f;
+
+	f = fopen("/proc/self/status", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/*
+ * A page registered as a fixed buffer is pinned and counted in VmPin;
+ * the ring's final free unpins it right after it let its zcrx instances
+ * go.
+ */
+int zr_ring_exit_sync(struct zr_ring *r)
+{
+	static char page[4096] __attribute__((aligned(4096)));
+	struct iovec iov = { .iov_base = page, .iov_len = sizeof(page) };
+	long pinned;
+	int i;
+
+	if (zr_register(r, IORING_REGISTER_BUFFERS, &iov, 1))
+		return -1;
+	pinned = zr_vm_pin_kb();
+	zr_ring_exit(r);
+	for (i = 0; i < 500; i++) {
+		if (zr_vm_pin_kb() <= pinned - 4)
+			return 0;
+		usleep(10000);
+	}
+	return -1;
 }

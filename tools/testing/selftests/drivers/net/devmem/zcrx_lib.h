@@ -36,6 +36,13 @@ int zr_ring_init(struct zr_ring *r, unsigned int entries,
 int zr_ring_init_raw(struct zr_ring *r, unsigned int entries,
 		     unsigned int cq_entries, unsigned int flags);
 void zr_ring_exit(struct zr_ring *r);
+/* this process's pinned memory (VmPin), in kB, or -1 */
+long zr_vm_pin_kb(void);
+/*
+ * Exit @r and wait until its final free ran, where it lets its zcrx
+ * instances go: 0, or -1 if that took more than 5 s.
+ */
+int zr_ring_exit_sync(struct zr_ring *r);
 struct io_uring_sqe *zr_get_sqe(struct zr_ring *r);
 /* submit what was queued, wait for @wait CQEs: io_uring_enter's result */
 int zr_submit_wait(struct zr_ring *r, unsigned int wait);

@@ -750,7 +750,7 @@ TEST_F(nodev, an_importing_ring_shares_the_area_and_outlives_the_creator)
 	EXPECT_EQ(AREA_PAGES / 2, nodev_rq_head(self));
 
 	/* the creator exits; b receives into the half given back */
-	zr_ring_exit(&self->ring);
+	ASSERT_EQ(0, zr_ring_exit_sync(&self->ring));
 	self->ring = b;
 	self->z.reg.zcrx_id = bid;
 	nodev_drain(_metadata, self, len, seen, &got, AREA_PAGES / 2);
@@ -788,7 +788,7 @@ TEST_F(nodev, what_a_departed_ring_held_stays_held_until_the_last_holder)
 	nodev_drain(_metadata, self, len, seen, &got, AREA_PAGES);
 
 	/* the creator exits holding everything; the file holds on */
-	zr_ring_exit(&self->ring);
+	ASSERT_EQ(0, zr_ring_exit_sync(&self->ring));
 	ASSERT_EQ(0, zr_ring_init(&self->ring, 8, 64, 0));
 	bid = nodev_import(&self->ring, fd, &reg);
 	ASSERT_EQ(0, bid);
@@ -798,14 +798,98 @@ TEST_F(nodev, what_a_departed_ring_held_stays_held_until_the_last_holder)
 	/* nothing came back: the creator's holds are still held */
 	nodev_drain(_metadata, self, len, seen, &got, 0);
 	/* the importer exits: the second file is the last holder */
-	zr_ring_exit(&self->ring);
+	ASSERT_EQ(0, zr_ring_exit_sync(&self->ring));
 	ASSERT_EQ(0, zr_ring_init(&self->ring, 8, 64, 0));
 	EXPECT_EQ(0, nodev_import(&self->ring, fd2, &reg));
 	nodev_drain(_metadata, self, len, seen, &got, 0);
-	/* the file goes, then the ring: the last holder scrubs */
+	/* the file goes, then the ring: the last holder, which scrubs */
 	close(fd2);
 	EXPECT_EQ(0, memcmp(sent, seen, got));
 	ASSERT_EQ(pid, nodev_stream_end(self, pid, sent, seen));
+}
+
+/* Pass @fd over the unix socket @sock. */
+static int nodev_send_fd(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {};
+	struct iovec iov = { .iov_base = "f", .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+/* The fd passed over @sock, or -1. */
+static int nodev_recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {}, c;
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/*
+ * The exported fd travels over SCM_RIGHTS to another process, whose own
+ * ring imports it and flushes the shared refill ring by its own id; the
+ * exporter's copy of the fd is closed before the other process imports.
+ */
+TEST_F(nodev, an_exported_fd_imports_in_another_process)
+{
+	int sv[2], fd, status;
+	pid_t pid;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	fd = nodev_export(&self->ring, self->z.reg.zcrx_id);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_DGRAM, 0, sv));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct io_uring_zcrx_ifq_reg reg;
+		struct zr_ring r;
+		int got;
+
+		close(fd);
+		close(self->ring.fd);
+		got = nodev_recv_fd(sv[1]);
+		if (got < 0)
+			_exit(2);
+		if (zr_ring_init(&r, 8, 64, 0))
+			_exit(3);
+		if (nodev_import(&r, got, &reg))
+			_exit(4);
+		close(got);
+		_exit(zr_flush(&r, reg.zcrx_id) ? 5 : 0);
+	}
+	ASSERT_EQ(0, nodev_send_fd(sv[0], fd));
+	close(fd);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	close(sv[0]);
+	close(sv[1]);
 }
 
 /*
