@@ -304,19 +304,25 @@ long zr_vm_pin_kb(void)
  */
 int zr_ring_exit_sync(struct zr_ring *r)
 {
-	static char page[4096] __attribute__((aligned(4096)));
-	struct iovec iov = { .iov_base = page, .iov_len = sizeof(page) };
+	struct iovec iov = { .iov_len = 4096 };
+	int i, ret = -1;
 	long pinned;
-	int i;
 
-	if (zr_register(r, IORING_REGISTER_BUFFERS, &iov, 1))
+	iov.iov_base = mmap(NULL, iov.iov_len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (iov.iov_base == MAP_FAILED)
 		return -1;
+	if (zr_register(r, IORING_REGISTER_BUFFERS, &iov, 1))
+		goto out_unmap;
 	pinned = zr_vm_pin_kb();
 	zr_ring_exit(r);
-	for (i = 0; i < 500; i++) {
+	for (i = 0; i < 500 && ret; i++) {
 		if (zr_vm_pin_kb() <= pinned - 4)
-			return 0;
-		usleep(10000);
+			ret = 0;
+		else
+			usleep(10000);
 	}
-	return -1;
+out_unmap:
+	munmap(iov.iov_base, iov.iov_len);
+	return ret;
 }
