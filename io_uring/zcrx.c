@@ -20,12 +20,12 @@
  * that file (ZCRX_REG_IMPORT) holds it as the first ring does, under an
  * id of its own: all share one queue, area and refill ring. When the
  * last ring or file goes (@holders), the queue goes back to host memory,
- * the area is unmapped and what user space still holds is taken back. A buffer user space holds
- * carries a user reference (@user_refs) and one page pool reference; the
- * refill ring, or the ring's exit for whatever user space still holds,
- * drops both. The instance, its area, the mapping and the refill ring go
- * with the last reference. A buffer a copy filled has no page pool: its
- * one reference goes back to the area's free list.
+ * the area is unmapped and what user space still holds is taken back.
+ * A buffer user space holds carries a user reference (@user_refs) and one
+ * page pool reference; the refill ring, or the last holder for whatever
+ * user space still holds, drops both. The instance, its area and the
+ * refill ring go with the last reference. A buffer a copy filled has no
+ * page pool: its one reference goes back to the area's free list.
  */
 #include <linux/anon_inodes.h>
 #include <linux/dma-buf.h>
