@@ -56,8 +56,8 @@ static size_t io_query_opcodes(union io_query_answer *a)
 /*
  * What zero-copy receive takes, whether or not this kernel is built with
  * it (as upstream answers): registration flags (no device, import), area
- * kinds, control operations (FLUSH_RQ and EXPORT yet), and where the
- * refill ring's entries start.
+ * kinds, control operations (FLUSH_RQ to ARM_EVENT yet), events, and
+ * where the refill ring's entries start.
  */
 static size_t io_query_zcrx(union io_query_answer *a)
 {
@@ -66,7 +66,7 @@ static size_t io_query_zcrx(union io_query_answer *a)
 	z->register_flags = ZCRX_REG_NODEV | ZCRX_REG_IMPORT;
 	z->area_flags = IORING_ZCRX_AREA_DMABUF;
 	z->nr_ctrl_opcodes = IO_ZCRX_CTRL_NR;
-	z->features = ZCRX_FEATURE_RX_PAGE_SIZE;
+	z->features = ZCRX_FEATURE_RX_PAGE_SIZE | ZCRX_FEATURE_EVENT;
 	z->rq_hdr_size = IO_ZCRX_RQ_HDR_SIZE;
 	z->rq_hdr_alignment = IO_ZCRX_RQ_HDR_ALIGN;
 	return sizeof(*z);
@@ -80,10 +80,15 @@ static size_t io_query_scq(union io_query_answer *a)
 	return sizeof(a->scq);
 }
 
-/* no zcrx events or statistics in this kernel: every field 0 */
+/* the zcrx events this kernel posts, and how its zcrx_stats lie */
 static size_t io_query_zcrx_event(union io_query_answer *a)
 {
-	return sizeof(a->zcrx_event);
+	struct io_uring_query_zcrx_event *e = &a->zcrx_event;
+
+	e->event_flags = IO_ZCRX_EVENT_MASK;
+	e->stats_size = sizeof(struct zcrx_stats);
+	e->stats_off_alignment = __alignof__(struct zcrx_stats);
+	return sizeof(*e);
 }
 
 /*

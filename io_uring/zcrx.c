@@ -43,6 +43,7 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/nospec.h>
+#include <linux/overflow.h>
 #include <net/netdev_queues.h>
 #include <net/netdev_rx_queue.h>
 #include <net/netlink.h>
@@ -505,6 +506,8 @@ static void io_zcrx_ifq_free_work(struct work_struct *work)
 					       free_work);
 
 	kcov_remote_start_common(ifq->kcov_handle);
+	/* nothing fires any more: no pool, no ring, no file holds it */
+	cancel_work_sync(&ifq->event_work);
 	io_zcrx_forget_mapping(ifq);
 	if (ifq->area)
 		io_zcrx_free_area(ifq->area);
@@ -622,6 +625,149 @@ static int io_zcrx_file_release(struct inode *inode, struct file *file)
 static const struct file_operations io_zcrx_fops = {
 	.release	= io_zcrx_file_release,
 };
+
+/* ---- events and statistics ---- */
+
+/* The event descriptor at @uptr, if any (else all zero), checked. */
+static int io_zcrx_read_event_desc(u64 uptr, struct zcrx_event_desc *desc)
+{
+	memset(desc, 0, sizeof(*desc));
+	if (uptr && copy_from_user(desc, u64_to_user_ptr(uptr), sizeof(*desc)))
+		return -EFAULT;
+	if (desc->type_mask & ~IO_ZCRX_EVENT_MASK ||
+	    desc->flags & ~ZCRX_EVENT_DESC_FLAG_STATS)
+		return -EINVAL;
+	if (desc->stats_offset && !(desc->flags & ZCRX_EVENT_DESC_FLAG_STATS))
+		return -EINVAL;
+	if (memchr_inv(desc->__resv2, 0, sizeof(desc->__resv2)))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Put the statistics user space asked for in the refill region, after
+ * the entries @o places and wholly inside, aligned; zeroed.
+ */
+static int io_zcrx_place_stats(struct io_zcrx_ifq *ifq,
+			       const struct zcrx_event_desc *desc,
+			       const struct io_uring_zcrx_offsets *o)
+{
+	u64 rqes_end, off = desc->stats_offset, end;
+
+	if (!(desc->flags & ZCRX_EVENT_DESC_FLAG_STATS))
+		return 0;
+	if (!IS_ALIGNED(off, __alignof__(struct zcrx_stats)))
+		return -EINVAL;
+	rqes_end = o->rqes + (u64)ifq->rq_entries *
+			     sizeof(struct io_uring_zcrx_rqe);
+	if (off < rqes_end ||
+	    check_add_overflow(off, (u64)sizeof(struct zcrx_stats), &end) ||
+	    end > io_region_size(&ifq->region))
+		return -ERANGE;
+	ifq->stats = ifq->region.ptr + off;
+	memset(ifq->stats, 0, sizeof(*ifq->stats));
+	return 0;
+}
+
+/*
+ * Event @type happened: its CQE goes to the event ring, unless user space
+ * did not ask for it, there is no event ring any more, or it fired and
+ * was not armed again. Any context: the page pool asks for buffers in
+ * softirq. The caller holds the instance; its free waits for the work.
+ */
+static void io_zcrx_event(struct io_zcrx_ifq *ifq, unsigned int type)
+{
+	if (!(ifq->event_mask & BIT(type)) || !READ_ONCE(ifq->event_ctx))
+		return;
+	if (test_and_set_bit(type, &ifq->events_fired))
+		return;
+	set_bit(type, &ifq->events_pending);
+	queue_work(system_unbound_wq, &ifq->event_work);
+}
+
+/*
+ * Post the CQEs of the events that fired: user_data as registered, res
+ * the type, no flags, to the overflow list if the CQ is full. 6.1's
+ * deferred task work carries only requests, so this posts from a
+ * worker, as a message from another ring would: the CQE may be there
+ * before the ring next enters the kernel. An event whose CQE cannot be
+ * posted (no ring, no memory for the overflow) fires again next time.
+ */
+static void io_zcrx_event_work(struct work_struct *work)
+{
+	struct io_zcrx_ifq *ifq = container_of(work, struct io_zcrx_ifq,
+					       event_work);
+	unsigned long pending = xchg(&ifq->events_pending, 0);
+	unsigned int type;
+
+	spin_lock(&ifq->event_lock);
+	for_each_set_bit(type, &pending, IO_ZCRX_EVENT_NR) {
+		if (!ifq->event_ctx ||
+		    !io_post_aux_cqe(ifq->event_ctx, ifq->event_user_data,
+				     type, 0, true))
+			clear_bit(type, &ifq->events_fired);
+	}
+	spin_unlock(&ifq->event_lock);
+}
+
+/**
+ * io_zcrx_detach_events() - a ring starts to exit: no more event CQEs
+ * @ctx: the ring, its uring_lock held
+ *
+ * After this no zcrx event reaches @ctx, so none is left behind in its
+ * overflow list once it is flushed; the instances @ctx registered post
+ * no events any more, whoever else holds them.
+ */
+void io_zcrx_detach_events(struct io_ring_ctx *ctx)
+{
+	struct io_zcrx_ifq *ifq;
+	unsigned long id;
+
+	lockdep_assert_held(&ctx->uring_lock);
+
+	xa_for_each(&ctx->zcrx_ctxs, id, ifq) {
+		spin_lock(&ifq->event_lock);
+		if (ifq->event_ctx == ctx)
+			WRITE_ONCE(ifq->event_ctx, NULL);
+		spin_unlock(&ifq->event_lock);
+	}
+}
+
+/*
+ * ZCRX_CTRL_ARM_EVENT: the next event of the type posts a CQE again. Only
+ * an event that fired can be armed: one user space did not ask for or
+ * that has not fired since it was last armed is EINVAL, as upstream.
+ */
+static int io_zcrx_arm_event(struct io_zcrx_ifq *ifq,
+			     const struct zcrx_ctrl_arm_event *arg)
+{
+	if (arg->event_type >= IO_ZCRX_EVENT_NR ||
+	    memchr_inv(arg->__resv, 0, sizeof(arg->__resv)))
+		return -EINVAL;
+	if (!test_and_clear_bit(arg->event_type, &ifq->events_fired))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * A frag that was not in the area was copied into it, @bytes of it: the
+ * one place copies are counted, as upstream's zcrx_stats count them. The
+ * kernel's count (fdinfo) and the user's (the region, which user space
+ * may reset; plain accesses, as upstream's, so concurrent receives may
+ * lose an update there) move together, and a COPY event fires.
+ */
+static void io_zcrx_count_copy(struct io_zcrx_ifq *ifq, u32 bytes)
+{
+	struct zcrx_stats *st = ifq->stats;
+
+	atomic64_inc(&ifq->copy_count);
+	atomic64_add(bytes, &ifq->copy_bytes);
+	if (st) {
+		WRITE_ONCE(st->copy_count, READ_ONCE(st->copy_count) + 1);
+		WRITE_ONCE(st->copy_bytes, READ_ONCE(st->copy_bytes) + bytes);
+	}
+	io_zcrx_event(ifq, ZCRX_EVENT_COPY);
+}
 
 static int io_zcrx_check_reg(const struct io_uring_zcrx_ifq_reg *reg)
 {
@@ -802,8 +948,9 @@ static int io_zcrx_create_nodev(struct io_ring_ctx *ctx,
 /*
  * ZCRX_REG_IMPORT: the instance of a file ZCRX_CTRL_EXPORT made, its fd in
  * if_idx, gets an id in this ring too. Nothing else is taken from @reg:
- * the queue, area and refill ring are the instance's. Upstream's rules:
- * no other flag and no queue, ring size, area or region (EINVAL), and an
+ * the queue, area and refill ring are the instance's, and its events go
+ * to the ring that registered it. Upstream's rules: no other flag and no
+ * queue, ring size, area, region or event descriptor (EINVAL), and an
  * fd that is not such a file EBADF. The memory stays charged to the user
  * that registered the instance. @reg goes back with the id and the refill
  * ring's offsets, the rest as it came.
@@ -818,7 +965,7 @@ static int io_zcrx_import(struct io_ring_ctx *ctx,
 	int ret;
 
 	if (reg->flags != ZCRX_REG_IMPORT || reg->if_rxq || reg->rq_entries ||
-	    reg->area_ptr || reg->region_ptr)
+	    reg->area_ptr || reg->region_ptr || reg->event_desc)
 		return -EINVAL;
 	file = fget(reg->if_idx);
 	if (!file)
@@ -871,6 +1018,7 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 	struct io_uring_zcrx_area_reg area;
 	struct io_uring_zcrx_ifq_reg reg;
 	struct io_uring_region_desc rd;
+	struct zcrx_event_desc ev;
 	struct io_zcrx_ifq *ifq;
 	unsigned int shift;
 	u32 id;
@@ -900,6 +1048,9 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 	/* an output: before the device is looked up, as upstream checks it */
 	if (area.rq_area_token)
 		return -EINVAL;
+	ret = io_zcrx_read_event_desc(reg.event_desc, &ev);
+	if (ret)
+		return ret;
 	ret = io_zcrx_check_buf_len(&reg, &shift);
 	if (ret)
 		return ret;
@@ -913,6 +1064,10 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 	ifq->kcov_handle = kcov_common_handle();
 	INIT_LIST_HEAD(&ifq->map_list);
 	spin_lock_init(&ifq->rq_lock);
+	spin_lock_init(&ifq->event_lock);
+	INIT_WORK(&ifq->event_work, io_zcrx_event_work);
+	ifq->event_user_data = ev.user_data;
+	ifq->event_mask = ev.type_mask;
 	ifq->buf_shift = shift;
 	ifq->nodev = reg.flags & ZCRX_REG_NODEV;
 
@@ -924,6 +1079,9 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 	ifq->id = id;
 
 	ret = io_zcrx_create_rq(ctx, ifq, &reg, &rd);
+	if (ret)
+		goto err_erase_id;
+	ret = io_zcrx_place_stats(ifq, &ev, &reg.offsets);
 	if (ret)
 		goto err_erase_id;
 	if (ifq->nodev)
@@ -943,6 +1101,12 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 		goto err_close;
 	}
 	xa_store(&ctx->zcrx_ctxs, id, ifq, GFP_KERNEL);
+	/* registered: events may go to this ring from now on */
+	if (ifq->event_mask) {
+		spin_lock(&ifq->event_lock);
+		WRITE_ONCE(ifq->event_ctx, ctx);
+		spin_unlock(&ifq->event_lock);
+	}
 	return 0;
 
 err_close:
@@ -1228,6 +1392,8 @@ int io_zcrx_ctrl(struct io_ring_ctx *ctx, void __user *arg,
 		return io_zcrx_flush_rq(ifq, &ctrl.zc_flush);
 	case ZCRX_CTRL_EXPORT:
 		return io_zcrx_export(ifq, &ctrl, arg);
+	case ZCRX_CTRL_ARM_EVENT:
+		return io_zcrx_arm_event(ifq, &ctrl.zc_arm_event);
 	}
 	return -EOPNOTSUPP;
 }
@@ -1243,8 +1409,10 @@ static netmem_ref io_zcrx_alloc_netmems(struct page_pool *pp, gfp_t gfp)
 		return netmem;
 
 	niov = io_zcrx_freelist_pop(ifq->area);
-	if (!niov)
+	if (!niov) {
+		io_zcrx_event(ifq, ZCRX_EVENT_ALLOC_FAIL);
 		return 0;
+	}
 	niov->pp = pp;
 	pp->pages_state_hold_cnt++;
 	return net_iov_to_netmem(niov);
@@ -1485,8 +1653,7 @@ static int io_zcrx_copy_frag(struct io_zcrx_args *args,
 	ret = io_zcrx_copy(args, skb_frag_page(frag), NULL,
 			   skb_frag_off(frag) + off, len);
 	if (ret > 0) {
-		atomic64_inc(&args->ifq->copy_count);
-		atomic64_add(ret, &args->ifq->copy_bytes);
+		io_zcrx_count_copy(args->ifq, ret);
 		args->copied += ret;
 		args->copies++;
 	}

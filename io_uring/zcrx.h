@@ -96,11 +96,26 @@ struct io_zcrx_area {
  *	it unregisters or the instance is freed; only compared. Under the
  *	lock of the list of mapped instances.
  * @map_list: entry in the list of mapped instances while @map_dev is set
+ * @stats: the zcrx_stats user space asked for in @region, or NULL; set at
+ *	registration
+ * @event_user_data: user_data of the event CQEs; set at registration
+ * @event_mask: 1 << each zcrx_event_type user space asked for; set at
+ *	registration
+ * @event_lock: protects @event_ctx against the posting
+ * @event_ctx: the ring the event CQEs go to: the one that registered the
+ *	instance, from a registration with a @event_mask until that ring
+ *	starts to exit; or NULL
+ * @events_fired: 1 << each type that fired and was not armed again
+ *	(ZCRX_CTRL_ARM_EVENT); atomic bit operations
+ * @events_pending: 1 << each type @event_work has yet to post
+ * @event_work: posts the CQEs of @events_pending, in process context
  * @zc_bytes: bytes handed to user space where the NIC wrote them
  * @copy_count: frags copied into buffers because they were not in the
- *	area
- * @copy_bytes: bytes of those frags
- * @head_bytes: bytes copied from skb heads (linear parts)
+ *	area; the same count as zcrx_stats.copy_count, which user space
+ *	may reset
+ * @copy_bytes: bytes of those frags, as zcrx_stats.copy_bytes
+ * @head_bytes: bytes copied from skb heads (linear parts), which
+ *	zcrx_stats does not count
  */
 struct io_zcrx_ifq {
 	struct io_zcrx_area		*area;
@@ -126,6 +141,15 @@ struct io_zcrx_ifq {
 	struct net_device		*map_dev;
 	struct list_head		map_list;
 
+	struct zcrx_stats		*stats;
+	u64				event_user_data;
+	u32				event_mask;
+	spinlock_t			event_lock;	/* @event_ctx */
+	struct io_ring_ctx		*event_ctx;
+	unsigned long			events_fired;
+	unsigned long			events_pending;
+	struct work_struct		event_work;
+
 	atomic64_t			zc_bytes;
 	atomic64_t			copy_count;
 	atomic64_t			copy_bytes;
@@ -135,6 +159,7 @@ struct io_zcrx_ifq {
 #if IS_ENABLED(CONFIG_IO_URING_ZCRX)
 int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 			 struct io_uring_zcrx_ifq_reg __user *arg);
+void io_zcrx_detach_events(struct io_ring_ctx *ctx);
 void io_unregister_zcrx_ifqs(struct io_ring_ctx *ctx);
 struct io_mapped_region *io_zcrx_get_region(struct io_ring_ctx *ctx,
 					    unsigned int id);
@@ -148,6 +173,10 @@ static inline int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 				       struct io_uring_zcrx_ifq_reg __user *arg)
 {
 	return -EOPNOTSUPP;
+}
+
+static inline void io_zcrx_detach_events(struct io_ring_ctx *ctx)
+{
 }
 
 static inline void io_unregister_zcrx_ifqs(struct io_ring_ctx *ctx)
@@ -172,8 +201,11 @@ static inline int io_zcrx_ctrl(struct io_ring_ctx *ctx, void __user *arg,
 }
 #endif
 
-/* the zcrx_ctrl operations this kernel runs: FLUSH_RQ and EXPORT */
-#define IO_ZCRX_CTRL_NR			(ZCRX_CTRL_EXPORT + 1)
+/* the zcrx_ctrl operations this kernel runs: FLUSH_RQ to ARM_EVENT */
+#define IO_ZCRX_CTRL_NR			(ZCRX_CTRL_ARM_EVENT + 1)
+/* the zcrx_event_types this kernel posts */
+#define IO_ZCRX_EVENT_NR		(ZCRX_EVENT_COPY + 1)
+#define IO_ZCRX_EVENT_MASK		(BIT(IO_ZCRX_EVENT_NR) - 1)
 
 /*
  * The refill ring's header at the start of its region: the head the

@@ -1270,7 +1270,7 @@ TEST_F(zcrx, registration_rejects_bad_input)
 		z.reg.region_ptr = (uintptr_t)&z.rd;
 		switch (i) {
 		case 0:
-			z.reg.__resv[2] = 1;
+			z.reg.__resv[1] = 1;
 			break;
 		case 1:
 			z.reg.zcrx_id = 1;
@@ -2470,6 +2470,64 @@ TEST_F(zcrx, flush_gives_buffers_back_synced_for_the_device)
 	zr_ring_exit(&self->ring);
 	EXPECT_EQ(0, zc_wait_queue_free(&self->env, ZC_QUEUE));
 	EXPECT_EQ(0, devmem_pools_settled(&self->env.nl, 5000));
+}
+
+/*
+ * An area the device runs through, none of it given back: the page pool
+ * finds no buffer, and ALLOC_FAIL posts one CQE, with the descriptor's
+ * user_data, res the type and no flags, on this ring; armed, it can fire
+ * again, not before.
+ */
+TEST_F(zcrx, an_area_the_device_runs_dry_posts_alloc_fail)
+{
+	struct zcrx_event_desc ev = {
+		.user_data = 0xa110cfa11ULL,
+		.type_mask = 1 << ZCRX_EVENT_ALLOC_FAIL,
+	};
+	struct zcrx_ctrl c = {
+		.op = ZCRX_CTRL_ARM_EVENT,
+		.zc_arm_event.event_type = ZCRX_EVENT_ALLOC_FAIL,
+	};
+	struct io_uring_cqe *cqe;
+	unsigned int events = 0;
+	size_t got = 0;
+	int i, fd, res = -1;
+	pid_t pid;
+
+	zr_ifq_free(&self->z);
+	ASSERT_EQ(0, zr_ifq_prepare(&self->z, self->env.ifindex, ZC_QUEUE,
+				    64 * 4096, 64));
+	self->z.reg.event_desc = (uintptr_t)&ev;
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	fd = devmem_env_stream(&self->env, 4 << 20, &pid);
+	ASSERT_GE(fd, 0);
+	zr_prep_recvzc(&self->ring, fd, self->z.reg.zcrx_id, 0, 1);
+	/* nothing goes back: the area is gone after 64 buffers */
+	for (i = 0; i < 500 && !events; i++) {
+		zr_submit_wait(&self->ring, 0);
+		while ((cqe = zr_peek_cqe(&self->ring))) {
+			if (cqe->user_data == ev.user_data) {
+				events++;
+				res = cqe->res;
+				EXPECT_EQ(0, cqe->flags);
+			} else if (cqe->res > 0) {
+				got += cqe->res;
+			}
+			zr_cqe_seen(&self->ring);
+		}
+		usleep(10000);
+	}
+	EXPECT_EQ(1, events);
+	EXPECT_EQ(ZCRX_EVENT_ALLOC_FAIL, res);
+	EXPECT_GE(64 * 4096, got);
+	c.zcrx_id = self->z.reg.zcrx_id;
+	EXPECT_EQ(0, zr_register(&self->ring, IORING_REGISTER_ZCRX_CTRL, &c,
+				 0));
+	EXPECT_EQ(-EINVAL, zr_register(&self->ring, IORING_REGISTER_ZCRX_CTRL,
+				       &c, 0));
+	kill(pid, SIGKILL);
+	reap(pid);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

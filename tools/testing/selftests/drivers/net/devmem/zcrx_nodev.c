@@ -10,7 +10,10 @@
  * ends with ENOMEM; the ring's exit takes the buffers back. ZCRX_CTRL
  * checks its argument in upstream's order, and FLUSH_RQ gives back what
  * the ring names, once per buffer held, up to its first bad entry and at
- * most a ring's worth of entries.
+ * most a ring's worth of entries. Events and statistics: each copy is
+ * counted in the refill region as fdinfo counts it, a COPY event posts
+ * one CQE until ZCRX_CTRL_ARM_EVENT, on the ring that registered the
+ * instance whichever ring received.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -34,11 +37,18 @@
 #define AREA_PAGES	16
 #define PAGE		4096
 
+/* user_data of the event CQEs: no request of these tests has it */
+#define EV_UD		0xe7e7e7e7e7e7ULL
+
 FIXTURE(nodev)
 {
 	struct zr_ring ring;
 	struct zr_ifq z;
 	int srv, cli;	/* a connected pair over 127.0.0.1 */
+	/* event CQEs seen, and the res and flags of the last one */
+	unsigned int events;
+	int ev_res;
+	unsigned int ev_flags;
 };
 
 FIXTURE_SETUP(nodev)
@@ -214,6 +224,19 @@ TEST_F(nodev, refuses_a_device_a_queue_a_dmabuf_and_large_buffers)
 	EXPECT_EQ(0, self->z.reg.zcrx_id);
 }
 
+/* An event CQE: counted in @self and consumed. False for any other. */
+static bool nodev_event(struct _test_data_nodev *self,
+			const struct io_uring_cqe *cqe)
+{
+	if (cqe->user_data != EV_UD)
+		return false;
+	self->events++;
+	self->ev_res = cqe->res;
+	self->ev_flags = cqe->flags;
+	zr_cqe_seen(&self->ring);
+	return true;
+}
+
 /*
  * Receive with one multishot RECV_ZC until its final CQE, keeping every
  * buffer: the bytes in @seen (up to @want), their count in *@got, the
@@ -238,6 +261,8 @@ static int nodev_receive(struct __test_metadata *_metadata,
 		while ((cqe = zr_peek_cqe(&self->ring))) {
 			__u64 off = zr_cqe_off(cqe);
 
+			if (nodev_event(self, cqe))
+				continue;
 			res = cqe->res;
 			more = cqe->flags & IORING_CQE_F_MORE;
 			if (res > 0) {
@@ -264,12 +289,18 @@ static int nodev_receive(struct __test_metadata *_metadata,
 #define NODEV_FDINFO	"Zcrx%u: queue %*u buf_len %*u zc_bytes %lld " \
 			"copy_count %lld copy_bytes %lld head_bytes %lld"
 
-/* The ring's fdinfo line of instance @id: its copy counters' sum. */
-static long long nodev_fdinfo_copied(int ring_fd, unsigned int id)
+/* fields of a ring's fdinfo line for one instance */
+struct nodev_counts {
+	long long zc_bytes, copy_count, copy_bytes, head_bytes;
+};
+
+/* The ring's fdinfo line of instance @id into @c: 0, or -1 if none. */
+static int nodev_fdinfo(int ring_fd, unsigned int id, struct nodev_counts *c)
 {
-	long long cc, cb, hb, zc, sum = -1;
 	char path[64], line[512];
+	struct nodev_counts n;
 	unsigned int lid;
+	int ret = -1;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", ring_fd);
@@ -277,12 +308,24 @@ static long long nodev_fdinfo_copied(int ring_fd, unsigned int id)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, NODEV_FDINFO, &lid, &zc, &cc, &cb, &hb) == 5 &&
-		    lid == id)
-			sum = zc + cb + hb;
+		if (sscanf(line, NODEV_FDINFO, &lid, &n.zc_bytes, &n.copy_count,
+			   &n.copy_bytes, &n.head_bytes) == 5 && lid == id) {
+			*c = n;
+			ret = 0;
+		}
 	}
 	fclose(f);
-	return sum;
+	return ret;
+}
+
+/* The ring's fdinfo line of instance @id: its byte counts' sum. */
+static long long nodev_fdinfo_copied(int ring_fd, unsigned int id)
+{
+	struct nodev_counts c;
+
+	if (nodev_fdinfo(ring_fd, id, &c))
+		return -1;
+	return c.zc_bytes + c.copy_bytes + c.head_bytes;
 }
 
 TEST_F(nodev, copies_a_loopback_stream_into_the_area)
@@ -431,10 +474,12 @@ TEST_F(nodev, ctrl_checks_its_argument_in_upstreams_order)
 	EXPECT_EQ(-EOPNOTSUPP, nodev_ctrl(self, &c, 0));
 	c.op = ~0U;
 	EXPECT_EQ(-EOPNOTSUPP, nodev_ctrl(self, &c, 0));
-	/* upstream's ARM_EVENT, not in this kernel: its argument unread */
+	/* ARM_EVENT reads its argument; upstream's ADD_AREA, not in this
+	 * kernel, does not
+	 */
 	c.op = ZCRX_CTRL_ARM_EVENT;
 	c.zc_arm_event.event_type = 99;
-	EXPECT_EQ(-EOPNOTSUPP, nodev_ctrl(self, &c, 0));
+	EXPECT_EQ(-EINVAL, nodev_ctrl(self, &c, 0));
 	c.op = ZCRX_CTRL_ADD_AREA;
 	EXPECT_EQ(-EOPNOTSUPP, nodev_ctrl(self, &c, 0));
 	/* FLUSH_RQ's argument is all zero, to its last byte */
@@ -678,7 +723,7 @@ TEST_F(nodev, import_refuses_what_upstream_refuses)
 	EXPECT_EQ(-EINVAL, zr_register(&b, IORING_REGISTER_ZCRX_IFQ, &reg,
 				       1));
 	reg.region_ptr = 0;
-	reg.__resv[0] = 1;	/* upstream's event_desc */
+	reg.event_desc = (uintptr_t)&reg;	/* events are the creator's */
 	EXPECT_EQ(-EINVAL, zr_register(&b, IORING_REGISTER_ZCRX_IFQ, &reg,
 				       1));
 	/* a write-back that faults: EFAULT, and the id is free again */
@@ -919,6 +964,290 @@ TEST_F(nodev, flush_takes_a_ring_of_entries_and_each_buffer_once)
 	*self->z.rq_head = 0;
 	ASSERT_EQ(0, zr_flush(&self->ring, self->z.reg.zcrx_id));
 	EXPECT_EQ(128, nodev_rq_head(self));
+	EXPECT_EQ(0, memcmp(sent, seen, got));
+	ASSERT_EQ(pid, nodev_stream_end(self, pid, sent, seen));
+}
+
+/* where the fixture's refill ring entries end: 64 of them after 128 */
+#define RQES_END	(128 + 64 * sizeof(struct io_uring_zcrx_rqe))
+
+/*
+ * Register @z with @r asking for the events of @mask, and for statistics
+ * at @stats_off unless it is ~0: 0 or -errno.
+ */
+static int nodev_register_events(struct zr_ring *r, struct zr_ifq *z,
+				 __u32 mask, __u64 stats_off)
+{
+	struct zcrx_event_desc ev = {
+		.user_data = EV_UD,
+		.type_mask = mask,
+	};
+
+	if (stats_off != ~0ULL) {
+		ev.flags = ZCRX_EVENT_DESC_FLAG_STATS;
+		ev.stats_offset = stats_off;
+	}
+	z->reg.event_desc = (uintptr_t)&ev;
+	return zr_ifq_register(r, z);
+}
+
+/* the same for the fixture's instance */
+static int nodev_events(struct _test_data_nodev *self, __u32 mask,
+			__u64 stats_off)
+{
+	return nodev_register_events(&self->ring, &self->z, mask, stats_off);
+}
+
+/* ZCRX_CTRL_ARM_EVENT of @type on ring @r's instance @id: 0 or -errno */
+static int nodev_arm(struct zr_ring *r, unsigned int id, __u32 type)
+{
+	struct zcrx_ctrl c = {
+		.zcrx_id = id,
+		.op = ZCRX_CTRL_ARM_EVENT,
+		.zc_arm_event.event_type = type,
+	};
+
+	return zr_register(r, IORING_REGISTER_ZCRX_CTRL, &c, 0);
+}
+
+/*
+ * A worker posts the event CQEs: give them up to 2 s to come to ring @r,
+ * until @self has seen @want, then 50 ms more for any that should not
+ * come. Returns the number seen.
+ */
+static unsigned int nodev_wait_events(struct _test_data_nodev *self,
+				      struct zr_ring *r, unsigned int want)
+{
+	struct zr_ring keep = self->ring;
+	struct io_uring_cqe *cqe;
+	int i;
+
+	self->ring = *r;
+	for (i = 0; i < 2050; i++) {
+		if (i < 2000 && self->events >= want)
+			i = 2000;
+		while ((cqe = zr_peek_cqe(&self->ring)))
+			if (!nodev_event(self, cqe))
+				zr_cqe_seen(&self->ring);
+		usleep(1000);
+	}
+	self->ring = keep;
+	return self->events;
+}
+
+/* Give every page of the area back and flush: 0 or -errno. */
+static int nodev_give_all_back(struct _test_data_nodev *self,
+			       struct zr_ring *r, unsigned int id)
+{
+	__u32 tail = *self->z.rq_tail;
+	unsigned int i;
+
+	for (i = 0; i < AREA_PAGES; i++)
+		nodev_rqe(self, tail + i, self->z.area.rq_area_token + i * PAGE,
+			  0);
+	nodev_rq_tail(self, tail + AREA_PAGES);
+	return zr_flush(r, id);
+}
+
+TEST_F(nodev, the_event_descriptor_is_checked_before_anything_is_made)
+{
+	struct zcrx_event_desc ev;
+
+	memset(&ev, 0, sizeof(ev));
+	self->z.reg.event_desc = 8;
+	EXPECT_EQ(-EFAULT, zr_ifq_register(&self->ring, &self->z));
+	/* before the buffer size, which upstream checks with the area */
+	self->z.reg.rx_buf_len = 3;
+	EXPECT_EQ(-EFAULT, zr_ifq_register(&self->ring, &self->z));
+	self->z.reg.rx_buf_len = 0;
+	self->z.reg.event_desc = (uintptr_t)&ev;
+	ev.type_mask = 1 << 2;
+	EXPECT_EQ(-EINVAL, zr_ifq_register(&self->ring, &self->z));
+	ev.type_mask = 3;
+	ev.flags = 2;
+	EXPECT_EQ(-EINVAL, zr_ifq_register(&self->ring, &self->z));
+	ev.flags = 0;
+	ev.stats_offset = PAGE - 16;
+	EXPECT_EQ(-EINVAL, zr_ifq_register(&self->ring, &self->z));
+	ev.stats_offset = 0;
+	ev.__resv2[8] = 1;
+	EXPECT_EQ(-EINVAL, zr_ifq_register(&self->ring, &self->z));
+	ev.__resv2[8] = 0;
+	/* none of it took an id */
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	EXPECT_EQ(0, self->z.reg.zcrx_id);
+	EXPECT_EQ((uintptr_t)&ev, self->z.reg.event_desc);
+}
+
+TEST_F(nodev, the_statistics_lie_after_the_entries_and_inside_the_region)
+{
+	static const struct {
+		__u64 off;
+		int err;
+	} bad[] = {
+		{ RQES_END + 4, -EINVAL },
+		{ 0, -ERANGE },
+		{ RQES_END - 8, -ERANGE },
+		{ PAGE - 8, -ERANGE },
+		{ PAGE, -ERANGE },
+		{ ~7ULL, -ERANGE },
+	};
+	struct zcrx_stats *st;
+	struct zr_ifq second;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_EQ(bad[i].err, nodev_events(self, 0, bad[i].off))
+			TH_LOG("stats_offset %llu",
+			       (unsigned long long)bad[i].off);
+	/* the last 16 bytes of the region, zeroed */
+	st = (void *)((char *)self->z.ring_mem + PAGE - 16);
+	memset(st, 0xff, sizeof(*st));
+	ASSERT_EQ(0, nodev_events(self, 0, PAGE - 16));
+	EXPECT_EQ(0, st->copy_count);
+	EXPECT_EQ(0, st->copy_bytes);
+	/* and right after the entries */
+	ASSERT_EQ(0, zr_ifq_prepare(&second, 0, 0, AREA_PAGES * PAGE, 64));
+	second.reg.flags = ZCRX_REG_NODEV;
+	st = (void *)((char *)second.ring_mem + RQES_END);
+	memset(st, 0xff, sizeof(*st));
+	EXPECT_EQ(0, nodev_register_events(&self->ring, &second, 0, RQES_END));
+	EXPECT_EQ(0, st->copy_count);
+	EXPECT_EQ(0, st->copy_bytes);
+	zr_ifq_free(&second);
+}
+
+/*
+ * Every page the area has, copied: the statistics count each fragment
+ * copied and its bytes as fdinfo counts them, the linear parts aside;
+ * user space may reset them; no event is posted that was not asked for.
+ */
+TEST_F(nodev, statistics_count_the_copies_fdinfo_counts)
+{
+	size_t len = 4 * AREA_PAGES * PAGE, got = 0;
+	struct nodev_counts c[2];
+	unsigned char *sent, *seen;
+	struct zcrx_stats *st;
+	pid_t pid;
+
+	st = (void *)((char *)self->z.ring_mem + PAGE - 16);
+	ASSERT_EQ(0, nodev_events(self, 0, PAGE - 16));
+	pid = nodev_stream(self, len, 5, &sent, &seen);
+	ASSERT_LE(0, pid);
+	nodev_drain(_metadata, self, len, seen, &got, AREA_PAGES);
+	ASSERT_EQ(0, nodev_fdinfo(self->ring.fd, 0, &c[0]));
+	EXPECT_LT(0, st->copy_count);
+	EXPECT_EQ(c[0].copy_count, st->copy_count);
+	EXPECT_EQ(c[0].copy_bytes, st->copy_bytes);
+	EXPECT_EQ(got, st->copy_bytes + c[0].head_bytes);
+
+	/* reset by user space: only what comes after is counted there */
+	memset(st, 0, sizeof(*st));
+	ASSERT_EQ(0, nodev_give_all_back(self, &self->ring, 0));
+	nodev_drain(_metadata, self, len, seen, &got, AREA_PAGES);
+	ASSERT_EQ(0, nodev_fdinfo(self->ring.fd, 0, &c[1]));
+	EXPECT_LT(0, st->copy_count);
+	EXPECT_EQ(c[1].copy_count - c[0].copy_count, st->copy_count);
+	EXPECT_EQ(c[1].copy_bytes - c[0].copy_bytes, st->copy_bytes);
+	EXPECT_EQ(0, nodev_wait_events(self, &self->ring, 0));
+	EXPECT_EQ(0, memcmp(sent, seen, got));
+	ASSERT_EQ(pid, nodev_stream_end(self, pid, sent, seen));
+}
+
+TEST_F(nodev, arm_event_takes_only_an_event_that_fired)
+{
+	struct zcrx_ctrl c = { .op = ZCRX_CTRL_ARM_EVENT };
+
+	ASSERT_EQ(0, nodev_events(self, 1 << ZCRX_EVENT_COPY, ~0ULL));
+	EXPECT_EQ(-EINVAL, nodev_arm(&self->ring, 0, 2));
+	EXPECT_EQ(-EINVAL, nodev_arm(&self->ring, 0, ~0U));
+	/* not fired yet, or never asked for */
+	EXPECT_EQ(-EINVAL, nodev_arm(&self->ring, 0, ZCRX_EVENT_COPY));
+	EXPECT_EQ(-EINVAL, nodev_arm(&self->ring, 0, ZCRX_EVENT_ALLOC_FAIL));
+	c.zc_arm_event.__resv[10] = 1;
+	EXPECT_EQ(-EINVAL, nodev_ctrl(self, &c, 0));
+	EXPECT_EQ(-ENXIO, nodev_arm(&self->ring, 1, ZCRX_EVENT_COPY));
+}
+
+/*
+ * A whole area of copies posts one COPY event, with the descriptor's
+ * user_data, res the type and no flags, and nothing more until it is
+ * armed again; no device, so never an ALLOC_FAIL, though the area runs
+ * dry.
+ */
+TEST_F(nodev, a_copy_posts_one_event_until_it_is_armed_again)
+{
+	size_t len = 4 * AREA_PAGES * PAGE, got = 0;
+	unsigned char *sent, *seen;
+	pid_t pid;
+
+	ASSERT_EQ(0, nodev_events(self, 3, ~0ULL));
+	pid = nodev_stream(self, len, 13, &sent, &seen);
+	ASSERT_LE(0, pid);
+	nodev_drain(_metadata, self, len, seen, &got, AREA_PAGES);
+	EXPECT_EQ(1, nodev_wait_events(self, &self->ring, 1));
+	EXPECT_EQ(ZCRX_EVENT_COPY, self->ev_res);
+	EXPECT_EQ(0, self->ev_flags);
+
+	/* a second area's worth: still one */
+	ASSERT_EQ(0, nodev_give_all_back(self, &self->ring, 0));
+	nodev_drain(_metadata, self, len, seen, &got, AREA_PAGES);
+	EXPECT_EQ(1, nodev_wait_events(self, &self->ring, 1));
+
+	/* armed once, and only once, it posts again */
+	EXPECT_EQ(0, nodev_arm(&self->ring, 0, ZCRX_EVENT_COPY));
+	EXPECT_EQ(-EINVAL, nodev_arm(&self->ring, 0, ZCRX_EVENT_COPY));
+	EXPECT_EQ(-EINVAL, nodev_arm(&self->ring, 0, ZCRX_EVENT_ALLOC_FAIL));
+	ASSERT_EQ(0, nodev_give_all_back(self, &self->ring, 0));
+	nodev_drain(_metadata, self, len, seen, &got, AREA_PAGES);
+	EXPECT_EQ(2, nodev_wait_events(self, &self->ring, 2));
+	EXPECT_EQ(ZCRX_EVENT_COPY, self->ev_res);
+	EXPECT_EQ(0, memcmp(sent, seen, got));
+	ASSERT_EQ(pid, nodev_stream_end(self, pid, sent, seen));
+}
+
+/*
+ * An importing ring's copies fire on the ring that registered the
+ * instance, which the importer cannot arm for; once that ring has gone,
+ * nothing fires, and the importer receives on.
+ */
+TEST_F(nodev, an_importers_copies_fire_on_the_creators_ring)
+{
+	size_t len = 4 * AREA_PAGES * PAGE, got = 0;
+	struct io_uring_zcrx_ifq_reg reg;
+	unsigned char *sent, *seen;
+	struct zr_ring a, b;
+	int fd, bid;
+	pid_t pid;
+
+	ASSERT_EQ(0, nodev_events(self, 1 << ZCRX_EVENT_COPY, ~0ULL));
+	fd = nodev_export(&self->ring, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, zr_ring_init(&b, 8, 64, 0));
+	bid = nodev_import(&b, fd, &reg);
+	ASSERT_EQ(0, bid);
+	close(fd);
+	pid = nodev_stream(self, len, 19, &sent, &seen);
+	ASSERT_LE(0, pid);
+
+	/* b receives; the event comes to a */
+	a = self->ring;
+	self->ring = b;
+	nodev_drain(_metadata, self, len, seen, &got, AREA_PAGES);
+	EXPECT_EQ(0, self->events);
+	EXPECT_EQ(1, nodev_wait_events(self, &a, 1));
+	EXPECT_EQ(ZCRX_EVENT_COPY, self->ev_res);
+	/* the instance is one: b arms it as well as a could */
+	EXPECT_EQ(0, nodev_arm(&b, bid, ZCRX_EVENT_COPY));
+
+	/* a exits: b's copies fire nowhere */
+	self->ring = a;
+	ASSERT_EQ(0, zr_ring_exit_sync(&self->ring));
+	self->ring = b;
+	ASSERT_EQ(0, nodev_give_all_back(self, &b, bid));
+	nodev_drain(_metadata, self, len, seen, &got, AREA_PAGES);
+	EXPECT_EQ(1, nodev_wait_events(self, &b, 1));
+	EXPECT_EQ(-EINVAL, nodev_arm(&b, bid, ZCRX_EVENT_COPY));
 	EXPECT_EQ(0, memcmp(sent, seen, got));
 	ASSERT_EQ(pid, nodev_stream_end(self, pid, sent, seen));
 }

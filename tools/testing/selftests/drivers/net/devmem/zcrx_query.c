@@ -171,10 +171,11 @@ TEST(the_scq_answer_is_where_the_cqes_start)
 
 /*
  * What this kernel's zcrx has: registration with no device or by import,
- * dmabuf areas, rx_buf_len and two control operations (FLUSH_RQ, EXPORT);
- * no events or statistics yet. The refill ring's entries start at rq_hdr_size rounded
- * up to the alignment, where a registration puts them (zcrx's own test
- * checks that offset).
+ * dmabuf areas, rx_buf_len, events and statistics, and three control
+ * operations (FLUSH_RQ, EXPORT, ARM_EVENT). The refill ring's entries
+ * start at rq_hdr_size rounded up to the alignment, where a registration
+ * puts them (zcrx's own test checks that offset). Both event types, and
+ * 16 bytes of statistics on an 8-byte boundary.
  */
 TEST(zcrx_says_what_it_has_and_nothing_more)
 {
@@ -185,15 +186,20 @@ TEST(zcrx_says_what_it_has_and_nothing_more)
 				   sizeof(z)));
 	EXPECT_EQ(ZCRX_REG_NODEV | ZCRX_REG_IMPORT, z.register_flags);
 	EXPECT_EQ(IORING_ZCRX_AREA_DMABUF, z.area_flags);
-	EXPECT_EQ(2, z.nr_ctrl_opcodes);
-	EXPECT_EQ(ZCRX_FEATURE_RX_PAGE_SIZE, z.features);
+	EXPECT_EQ(3, z.nr_ctrl_opcodes);
+	EXPECT_EQ(ZCRX_FEATURE_RX_PAGE_SIZE | ZCRX_FEATURE_EVENT, z.features);
 	EXPECT_EQ(128, z.rq_hdr_size);
 	EXPECT_EQ(64, z.rq_hdr_alignment);
 	EXPECT_EQ(0, z.__resv2);
 
 	EXPECT_EQ(ZCRX_EVENT_SIZE, q_ask(_metadata, IO_URING_QUERY_ZCRX_EVENT,
 					 &e, sizeof(e)));
-	EXPECT_TRUE(q_all_bytes(&e, sizeof(e), 0));
+	EXPECT_EQ(1 << ZCRX_EVENT_ALLOC_FAIL | 1 << ZCRX_EVENT_COPY,
+		  e.event_flags);
+	EXPECT_EQ(16, e.stats_size);
+	EXPECT_EQ(8, e.stats_off_alignment);
+	EXPECT_EQ(0, e.__resv1);
+	EXPECT_TRUE(q_all_bytes(e.__resv2, sizeof(e.__resv2), 0));
 }
 
 TEST(a_ring_fd_answers_as_no_ring_does)
