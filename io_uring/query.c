@@ -87,7 +87,7 @@ static size_t io_query_zcrx_event(union io_query_answer *a)
 
 	e->event_flags = IO_ZCRX_EVENT_MASK;
 	e->stats_size = sizeof(struct zcrx_stats);
-	e->stats_off_alignment = __alignof__(struct zcrx_stats);
+	e->stats_off_alignment = IO_ZCRX_STATS_ALIGN;
 	return sizeof(*e);
 }
 

@@ -34,11 +34,13 @@
 #include <linux/highmem.h>
 #include <linux/io_uring.h>
 #include <linux/kcov.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
@@ -508,6 +510,7 @@ static void io_zcrx_ifq_free_work(struct work_struct *work)
 	kcov_remote_start_common(ifq->kcov_handle);
 	/* nothing fires any more: no pool, no ring, no file holds it */
 	cancel_work_sync(&ifq->event_work);
+	mem_cgroup_put(ifq->event_memcg);
 	io_zcrx_forget_mapping(ifq);
 	if (ifq->area)
 		io_zcrx_free_area(ifq->area);
@@ -628,12 +631,20 @@ static const struct file_operations io_zcrx_fops = {
 
 /* ---- events and statistics ---- */
 
-/* The event descriptor at @uptr, if any (else all zero), checked. */
-static int io_zcrx_read_event_desc(u64 uptr, struct zcrx_event_desc *desc)
+/*
+ * The event descriptor at @uptr, if any (else all zero), checked. Not
+ * upstream's: a ring with IOPOLL takes no events (EINVAL), as 6.1 fills
+ * its CQ under the ring's uring_lock alone, which the worker that posts
+ * events does not hold.
+ */
+static int io_zcrx_read_event_desc(struct io_ring_ctx *ctx, u64 uptr,
+				   struct zcrx_event_desc *desc)
 {
 	memset(desc, 0, sizeof(*desc));
 	if (uptr && copy_from_user(desc, u64_to_user_ptr(uptr), sizeof(*desc)))
 		return -EFAULT;
+	if (desc->type_mask && (ctx->flags & IORING_SETUP_IOPOLL))
+		return -EINVAL;
 	if (desc->type_mask & ~IO_ZCRX_EVENT_MASK ||
 	    desc->flags & ~ZCRX_EVENT_DESC_FLAG_STATS)
 		return -EINVAL;
@@ -656,7 +667,7 @@ static int io_zcrx_place_stats(struct io_zcrx_ifq *ifq,
 
 	if (!(desc->flags & ZCRX_EVENT_DESC_FLAG_STATS))
 		return 0;
-	if (!IS_ALIGNED(off, __alignof__(struct zcrx_stats)))
+	if (!IS_ALIGNED(off, IO_ZCRX_STATS_ALIGN))
 		return -EINVAL;
 	rqes_end = o->rqes + (u64)ifq->rq_entries *
 			     sizeof(struct io_uring_zcrx_rqe);
@@ -698,15 +709,19 @@ static void io_zcrx_event_work(struct work_struct *work)
 	struct io_zcrx_ifq *ifq = container_of(work, struct io_zcrx_ifq,
 					       event_work);
 	unsigned long pending = xchg(&ifq->events_pending, 0);
+	struct mem_cgroup *old_memcg;
 	unsigned int type;
 
 	spin_lock(&ifq->event_lock);
+	/* an overflowing CQE is the ring's memory, not the worker's */
+	old_memcg = set_active_memcg(ifq->event_memcg);
 	for_each_set_bit(type, &pending, IO_ZCRX_EVENT_NR) {
 		if (!ifq->event_ctx ||
 		    !io_post_aux_cqe(ifq->event_ctx, ifq->event_user_data,
 				     type, 0, true))
 			clear_bit(type, &ifq->events_fired);
 	}
+	set_active_memcg(old_memcg);
 	spin_unlock(&ifq->event_lock);
 }
 
@@ -1048,7 +1063,7 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 	/* an output: before the device is looked up, as upstream checks it */
 	if (area.rq_area_token)
 		return -EINVAL;
-	ret = io_zcrx_read_event_desc(reg.event_desc, &ev);
+	ret = io_zcrx_read_event_desc(ctx, reg.event_desc, &ev);
 	if (ret)
 		return ret;
 	ret = io_zcrx_check_buf_len(&reg, &shift);
@@ -1103,6 +1118,7 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 	xa_store(&ctx->zcrx_ctxs, id, ifq, GFP_KERNEL);
 	/* registered: events may go to this ring from now on */
 	if (ifq->event_mask) {
+		ifq->event_memcg = get_mem_cgroup_from_mm(current->mm);
 		spin_lock(&ifq->event_lock);
 		WRITE_ONCE(ifq->event_ctx, ctx);
 		spin_unlock(&ifq->event_lock);

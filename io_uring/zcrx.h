@@ -11,6 +11,7 @@
 #include "region.h"
 
 struct dma_buf;
+struct mem_cgroup;
 struct dma_buf_attachment;
 struct seq_file;
 
@@ -109,6 +110,8 @@ struct io_zcrx_area {
  *	(ZCRX_CTRL_ARM_EVENT); atomic bit operations
  * @events_pending: 1 << each type @event_work has yet to post
  * @event_work: posts the CQEs of @events_pending, in process context
+ * @event_memcg: the registering task's memory cgroup, held, charged for
+ *	an event CQE that goes to the overflow list; or NULL
  * @zc_bytes: bytes handed to user space where the NIC wrote them
  * @copy_count: frags copied into buffers because they were not in the
  *	area; the same count as zcrx_stats.copy_count, which user space
@@ -149,6 +152,7 @@ struct io_zcrx_ifq {
 	unsigned long			events_fired;
 	unsigned long			events_pending;
 	struct work_struct		event_work;
+	struct mem_cgroup		*event_memcg;
 
 	atomic64_t			zc_bytes;
 	atomic64_t			copy_count;
@@ -206,6 +210,8 @@ static inline int io_zcrx_ctrl(struct io_ring_ctx *ctx, void __user *arg,
 /* the zcrx_event_types this kernel posts */
 #define IO_ZCRX_EVENT_NR		(ZCRX_EVENT_COPY + 1)
 #define IO_ZCRX_EVENT_MASK		(BIT(IO_ZCRX_EVENT_NR) - 1)
+/* zcrx_stats lie on an 8-byte boundary, upstream's, on 32-bit x86 too */
+#define IO_ZCRX_STATS_ALIGN		8
 
 /*
  * The refill ring's header at the start of its region: the head the

@@ -1052,6 +1052,7 @@ static int nodev_give_all_back(struct _test_data_nodev *self,
 TEST_F(nodev, the_event_descriptor_is_checked_before_anything_is_made)
 {
 	struct zcrx_event_desc ev;
+	struct zr_ring iopoll;
 
 	memset(&ev, 0, sizeof(ev));
 	self->z.reg.event_desc = 8;
@@ -1073,6 +1074,16 @@ TEST_F(nodev, the_event_descriptor_is_checked_before_anything_is_made)
 	ev.__resv2[8] = 1;
 	EXPECT_EQ(-EINVAL, zr_ifq_register(&self->ring, &self->z));
 	ev.__resv2[8] = 0;
+	/* ours: a ring with IOPOLL posts no events, but may keep statistics */
+	ASSERT_EQ(0, zr_ring_init(&iopoll, 8, 64, IORING_SETUP_IOPOLL));
+	ev.type_mask = 1 << ZCRX_EVENT_COPY;
+	EXPECT_EQ(-EINVAL, zr_ifq_register(&iopoll, &self->z));
+	ev.type_mask = 0;
+	ev.flags = ZCRX_EVENT_DESC_FLAG_STATS;
+	ev.stats_offset = PAGE - 16;
+	EXPECT_EQ(0, zr_ifq_register(&iopoll, &self->z));
+	zr_ring_exit(&iopoll);
+	ev.type_mask = 3;
 	/* none of it took an id */
 	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
 	EXPECT_EQ(0, self->z.reg.zcrx_id);
