@@ -1107,7 +1107,7 @@ TEST_F(nodev, the_statistics_lie_after_the_entries_and_inside_the_region)
 	struct zr_ifq second;
 	unsigned int i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		EXPECT_EQ(bad[i].err, nodev_events(self, 0, bad[i].off))
 			TH_LOG("stats_offset %llu",
 			       (unsigned long long)bad[i].off);
