@@ -817,7 +817,8 @@ static int io_zcrx_check_rq(struct io_ring_ctx *ctx,
 	return 0;
 }
 
-static int io_zcrx_check_buf_len(struct io_uring_zcrx_ifq_reg *reg,
+/* The buffer size asked for: where upstream checks it, with the area. */
+static int io_zcrx_check_buf_len(const struct io_uring_zcrx_ifq_reg *reg,
 				 unsigned int *shift)
 {
 	if (!reg->rx_buf_len) {
@@ -892,6 +893,9 @@ static int io_zcrx_bind(struct io_ring_ctx *ctx, struct io_zcrx_ifq *ifq,
 	ifq->dma_dev = get_device(dev->dev.parent);
 	rtnl_unlock();
 
+	ret = io_zcrx_check_buf_len(reg, &ifq->buf_shift);
+	if (ret)
+		goto err_put_dev;
 	ret = io_zcrx_create_area(ctx, ifq, ifq->dma_dev, area_reg);
 	if (ret)
 		goto err_put_dev;
@@ -955,6 +959,11 @@ static int io_zcrx_create_nodev(struct io_ring_ctx *ctx,
 				const struct io_uring_zcrx_ifq_reg *reg,
 				const struct io_uring_zcrx_area_reg *area_reg)
 {
+	int ret;
+
+	ret = io_zcrx_check_buf_len(reg, &ifq->buf_shift);
+	if (ret)
+		return ret;
 	if (ifq->buf_shift != PAGE_SHIFT)
 		return -EOPNOTSUPP;
 	return io_zcrx_create_area(ctx, ifq, NULL, area_reg);
@@ -1035,7 +1044,6 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 	struct io_uring_region_desc rd;
 	struct zcrx_event_desc ev;
 	struct io_zcrx_ifq *ifq;
-	unsigned int shift;
 	u32 id;
 	int ret;
 
@@ -1066,9 +1074,6 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 	ret = io_zcrx_read_event_desc(ctx, reg.event_desc, &ev);
 	if (ret)
 		return ret;
-	ret = io_zcrx_check_buf_len(&reg, &shift);
-	if (ret)
-		return ret;
 
 	ifq = kzalloc(sizeof(*ifq), GFP_KERNEL_ACCOUNT);
 	if (!ifq)
@@ -1083,7 +1088,6 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 	INIT_WORK(&ifq->event_work, io_zcrx_event_work);
 	ifq->event_user_data = ev.user_data;
 	ifq->event_mask = ev.type_mask;
-	ifq->buf_shift = shift;
 	ifq->nodev = reg.flags & ZCRX_REG_NODEV;
 
 	/* reserve the id: nothing finds the instance until it is stored */
@@ -1107,7 +1111,7 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 		goto err_erase_id;
 
 	reg.zcrx_id = id;
-	reg.rx_buf_len = 1U << shift;
+	reg.rx_buf_len = 1U << ifq->buf_shift;
 	area.rq_area_token = (u64)ifq->area->nia.id << IORING_ZCRX_AREA_SHIFT;
 	if (copy_to_user(arg, &reg, sizeof(reg)) ||
 	    copy_to_user(u64_to_user_ptr(reg.region_ptr), &rd, sizeof(rd)) ||

@@ -1258,6 +1258,8 @@ TEST_F(zcrx, registration_rejects_bad_input)
 		{ "header split off", -EINVAL },
 		/* 7.3's order: the token before the device */
 		{ "area token, and no such device", -EINVAL },
+		/* and the buffer size with the area, after the device */
+		{ "bad buffer size, and no such device", -ENODEV },
 	};
 	unsigned int i;
 
@@ -1379,6 +1381,10 @@ TEST_F(zcrx, registration_rejects_bad_input)
 			break;
 		case 34:
 			z.area.rq_area_token = 1ULL << 48;
+			z.reg.if_idx = 0x7ffffff0;
+			break;
+		case 35:
+			z.reg.rx_buf_len = 3;
 			z.reg.if_idx = 0x7ffffff0;
 			break;
 		}

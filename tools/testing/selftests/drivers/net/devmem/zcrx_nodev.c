@@ -1107,6 +1107,10 @@ TEST_F(nodev, the_statistics_lie_after_the_entries_and_inside_the_region)
 	struct zr_ifq second;
 	unsigned int i;
 
+	/* placed before the buffer size is checked, with the area */
+	self->z.reg.rx_buf_len = 3;
+	EXPECT_EQ(-ERANGE, nodev_events(self, 0, PAGE));
+	self->z.reg.rx_buf_len = 0;
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		EXPECT_EQ(bad[i].err, nodev_events(self, 0, bad[i].off))
 			TH_LOG("stats_offset %llu",
