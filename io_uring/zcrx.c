@@ -1211,47 +1211,107 @@ static struct net_iov *io_zcrx_rqe_niov(struct io_zcrx_ifq *ifq,
 	return &area->nia.niovs[idx];
 }
 
+/* The buffer the entry at the kernel's head names, or NULL if it is bad. */
+static struct net_iov *io_zcrx_rq_peek(struct io_zcrx_ifq *ifq)
+{
+	u32 at = ifq->cached_rq_head & (ifq->rq_entries - 1);
+
+	return io_zcrx_rqe_niov(ifq, &ifq->rqes[at]);
+}
+
 /*
- * Consume the refill ring. A buffer of @pp whose last reference goes
- * refills @pp's alloc cache; the first is returned. A buffer of an older
- * pool goes back to it, a copy buffer to the free list.
+ * Entries the pool's refill examines before it reads the tail again, as
+ * upstream 7.3: 256 with 4 KiB pages, at most 1024.
+ */
+#define IO_ZCRX_REFILL_SCAN \
+	min_t(u32, 64 * max_t(u32, PAGE_SIZE / 1024, 1), 1024)
+
+/*
+ * Take @k of the user references of @niov at once, or none if user space
+ * holds fewer: a run of entries that names a buffer more often than it
+ * was handed out is ignored whole, as upstream 7.3 does. Fully ordered
+ * when it succeeds (see io_zcrx_recv_niov()).
+ */
+static bool io_zcrx_take_user_refs(struct net_iov *niov, int k)
+{
+	atomic_t *refs = &io_zcrx_niov_area(niov)->user_refs[net_iov_idx(niov)];
+	int old = atomic_read(refs);
+
+	do {
+		if (old < k)
+			return false;
+	} while (!atomic_try_cmpxchg(refs, &old, old - k));
+	return true;
+}
+
+/*
+ * @k references of @niov came back through the refill ring. True if they
+ * were the last and @niov is @pp's again, synced for the device; a buffer
+ * of an older pool goes back to it, a copy buffer to the free list.
+ */
+static bool io_zcrx_refill_niov(struct page_pool *pp,
+				struct io_zcrx_ifq *ifq,
+				struct net_iov *niov, int k)
+{
+	if (niov->pp != pp) {
+		while (k--)
+			io_zcrx_put_niov_ref(niov);
+		return false;
+	}
+	if (!atomic_long_sub_and_test(k, &niov->pp_ref_count))
+		return false;
+	/* the CPU may have written the buffer: the device's now */
+	io_zcrx_sync(ifq, niov, 0, 1U << ifq->buf_shift, false);
+	return true;
+}
+
+/*
+ * Consume the refill ring as 7.3 does: up to IO_ZCRX_REFILL_SCAN entries
+ * up to the tail last read, then, short of a refill's worth of buffers,
+ * as many again up to the tail read once more; runs of entries naming
+ * one buffer go back together; bad entries are skipped. Buffers whose
+ * last reference goes refill @pp's alloc cache, the first is returned.
  */
 static netmem_ref io_zcrx_refill(struct page_pool *pp,
 				 struct io_zcrx_ifq *ifq)
 {
-	u32 mask = ifq->rq_entries - 1;
-	netmem_ref first = 0;
-	u32 entries;
+	netmem_ref netmem, first = 0;
+	u32 got = 0, n, pass;
 
 	spin_lock_bh(&ifq->rq_lock);
-	/* pairs with user space's store-release of the tail: the entries
-	 * before it are written
-	 */
-	entries = smp_load_acquire(ifq->rq_tail) - ifq->cached_rq_head;
-	entries = min3(entries, ifq->rq_entries, (u32)PP_ALLOC_CACHE_REFILL);
-	for (; entries; entries--) {
-		const struct io_uring_zcrx_rqe *rqe;
-		struct net_iov *niov;
-		netmem_ref netmem;
+	for (pass = 0; pass < 2 && got < PP_ALLOC_CACHE_REFILL; pass++) {
+		/* pairs with user space's store-release of the tail: the
+		 * entries before it are written
+		 */
+		if (pass)
+			ifq->cached_rq_tail = smp_load_acquire(ifq->rq_tail);
+		n = min3(ifq->cached_rq_tail - ifq->cached_rq_head,
+			 ifq->rq_entries, IO_ZCRX_REFILL_SCAN);
+		while (n && got < PP_ALLOC_CACHE_REFILL) {
+			struct net_iov *niov;
+			int k = 1;
 
-		rqe = &ifq->rqes[ifq->cached_rq_head++ & mask];
-		niov = io_zcrx_rqe_niov(ifq, rqe);
-		if (!niov ||
-		    atomic_dec_if_positive(&ifq->area->user_refs[net_iov_idx(niov)]) < 0)
-			continue;
-		if (niov->pp != pp) {
-			io_zcrx_put_niov_ref(niov);
-			continue;
+			niov = io_zcrx_rq_peek(ifq);
+			ifq->cached_rq_head++;
+			n--;
+			if (!niov)
+				continue;
+			/* a run of entries for one buffer */
+			while (n && io_zcrx_rq_peek(ifq) == niov) {
+				ifq->cached_rq_head++;
+				n--;
+				k++;
+			}
+			if (!io_zcrx_take_user_refs(niov, k) ||
+			    !io_zcrx_refill_niov(pp, ifq, niov, k))
+				continue;
+			netmem = net_iov_to_netmem(niov);
+			if (!first)
+				first = netmem;
+			else
+				page_pool_mp_return_in_cache(pp, netmem);
+			got++;
 		}
-		if (!atomic_long_dec_and_test(&niov->pp_ref_count))
-			continue;
-		/* the CPU may have written the buffer: the device's now */
-		io_zcrx_sync(ifq, niov, 0, 1U << ifq->buf_shift, false);
-		netmem = net_iov_to_netmem(niov);
-		if (!first)
-			first = netmem;
-		else
-			page_pool_mp_return_in_cache(pp, netmem);
 	}
 	/* the entries are read: user space may write over them */
 	smp_store_release(ifq->rq_head, ifq->cached_rq_head);
@@ -1288,19 +1348,17 @@ static void io_zcrx_flush_niov(struct io_zcrx_ifq *ifq, struct net_iov *niov)
  */
 static u32 io_zcrx_flush_batch(struct io_zcrx_ifq *ifq)
 {
-	u32 mask = ifq->rq_entries - 1;
 	u32 n, good;
 
 	spin_lock_bh(&ifq->rq_lock);
 	/* pairs with user space's store-release of the tail */
-	n = smp_load_acquire(ifq->rq_tail) - ifq->cached_rq_head;
-	n = min3(n, ifq->rq_entries, (u32)IO_ZCRX_FLUSH_BATCH);
+	ifq->cached_rq_tail = smp_load_acquire(ifq->rq_tail);
+	n = min3(ifq->cached_rq_tail - ifq->cached_rq_head, ifq->rq_entries,
+		 (u32)IO_ZCRX_FLUSH_BATCH);
 	for (good = 0; good < n; good++) {
-		const struct io_uring_zcrx_rqe *rqe;
-		struct net_iov *niov;
+		struct net_iov *niov = io_zcrx_rq_peek(ifq);
 
-		rqe = &ifq->rqes[ifq->cached_rq_head++ & mask];
-		niov = io_zcrx_rqe_niov(ifq, rqe);
+		ifq->cached_rq_head++;
 		if (!niov)
 			break;
 		io_zcrx_flush_niov(ifq, niov);
@@ -1574,13 +1632,14 @@ static int io_zcrx_recv_niov(struct io_zcrx_args *args, const skb_frag_t *frag,
 	 * The references before the completion, the pool's first: user
 	 * space may return the buffer through the refill ring, from another
 	 * CPU, as soon as it sees the CQE, or before it (an entry that
-	 * guesses the buffer). The refill takes the user reference with
-	 * atomic_dec_if_positive(), fully ordered when it succeeds, then
+	 * guesses the buffer). The refill takes the user reference with a
+	 * fully ordered atomic_try_cmpxchg() (FLUSH_RQ with
+	 * atomic_dec_if_positive(), as fully ordered when it succeeds), then
 	 * drops the pool's: it must never see the user reference without
 	 * the pool reference, or it would drop the skb's. Non-returning
 	 * atomics are unordered on arm64 and POWER; the barrier orders the
 	 * pool reference before the user reference, and pairs with the
-	 * one implied by the refill's atomic_dec_if_positive().
+	 * one the refill's read-modify-write implies.
 	 */
 	atomic_long_inc(&niov->pp_ref_count);
 	/* the pool reference first: pairs with io_zcrx_refill() */

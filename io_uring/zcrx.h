@@ -84,6 +84,7 @@ struct io_zcrx_area {
  * @rqes: the refill ring's entries, in @region
  * @rq_entries: number of @rqes, a power of two
  * @cached_rq_head: next entry the kernel reads (under @rq_lock)
+ * @cached_rq_tail: the tail as the kernel last read it (under @rq_lock)
  * @rq_lock: serialises the refill ring's consumers (bottom halves off)
  * @id: zcrx_id, the instance's index in the ring that registered it
  * @if_rxq: the RX queue
@@ -133,6 +134,7 @@ struct io_zcrx_ifq {
 	struct io_uring_zcrx_rqe	*rqes;
 	u32				rq_entries;
 	u32				cached_rq_head;
+	u32				cached_rq_tail;
 	spinlock_t			rq_lock;	/* ring consumers */
 
 	u32				id;

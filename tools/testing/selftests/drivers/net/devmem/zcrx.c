@@ -2541,4 +2541,87 @@ TEST_F(zcrx, an_area_the_device_runs_dry_posts_alloc_fail)
 	close(fd);
 }
 
+/* Give buffer @off back @times times in a row, published at once. */
+static void zc_return_run(struct zr_ifq *z, uint64_t off, unsigned int times)
+{
+	unsigned int i;
+
+	for (i = 0; i < times; i++) {
+		struct io_uring_zcrx_rqe *rqe;
+
+		rqe = &z->rqes[(z->rq_tail_local + i) & z->rq_mask];
+		rqe->off = off | z->area.rq_area_token;
+		rqe->len = 0;
+		rqe->__pad = 0;
+	}
+	z->rq_tail_local += times;
+	__atomic_store_n(z->rq_tail, z->rq_tail_local, __ATOMIC_RELEASE);
+}
+
+/*
+ * 7.3's refill takes a run of entries naming one buffer together: named
+ * twice while user space holds it once, it is ignored whole, and the
+ * buffer stays out of the pool (64 buffers, the rest given back at once,
+ * cycle through half a stream without it) until one entry gives it back.
+ */
+TEST_F(zcrx, a_run_naming_a_buffer_more_often_than_held_is_ignored)
+{
+	unsigned int before = 0, after = 0, rearms = 0;
+	size_t bytes = 1 << 20, got = 0;
+	uint64_t b = ~0ULL, off;
+	struct io_uring_cqe *cqe;
+	bool back = false, ended = false;
+	int fd, res = 0;
+	pid_t pid;
+
+	zr_ifq_free(&self->z);
+	ASSERT_EQ(0, zr_ifq_prepare(&self->z, self->env.ifindex, ZC_QUEUE,
+				    64 * 4096, 256));
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	fd = devmem_env_stream(&self->env, bytes, &pid);
+	ASSERT_GE(fd, 0);
+	zr_prep_recvzc(&self->ring, fd, self->z.reg.zcrx_id, 0, 1);
+	while (!ended) {
+		if (zr_submit_wait(&self->ring, 1) < 0 && errno != EINTR)
+			break;
+		while ((cqe = zr_peek_cqe(&self->ring))) {
+			if (!(cqe->flags & IORING_CQE_F_MORE)) {
+				res = cqe->res;
+				ended = res != -ENOSPC || ++rearms > 1000;
+				if (!ended)
+					zr_prep_recvzc(&self->ring, fd,
+						       self->z.reg.zcrx_id, 0,
+						       1);
+			} else if (cqe->res > 0) {
+				off = zr_cqe_off(cqe) & ~IORING_ZCRX_AREA_MASK;
+				off &= ~4095ULL;
+				got += cqe->res;
+				if (b == ~0ULL) {
+					b = off;
+					zc_return_run(&self->z, b, 2);
+				} else {
+					if (off == b && back)
+						after++;
+					else if (off == b)
+						before++;
+					zr_return(&self->z, cqe);
+				}
+			}
+			zr_cqe_seen(&self->ring);
+		}
+		if (!back && got > bytes / 2) {
+			zc_return_run(&self->z, b, 1);
+			back = true;
+		}
+	}
+	EXPECT_EQ(0, res);
+	EXPECT_EQ(bytes, got);
+	EXPECT_EQ(0, before);
+	EXPECT_LT(0, after);
+	TH_LOG("buffer %llu: %u times before it went back, %u after",
+	       (unsigned long long)b / 4096, before, after);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
