@@ -1280,11 +1280,12 @@ static netmem_ref io_zcrx_refill(struct page_pool *pp,
 
 	spin_lock_bh(&ifq->rq_lock);
 	for (pass = 0; pass < 2 && got < PP_ALLOC_CACHE_REFILL; pass++) {
-		/* pairs with user space's store-release of the tail: the
-		 * entries before it are written
-		 */
-		if (pass)
+		if (pass) {
+			/* pairs with user space's store-release of the
+			 * tail: the entries before it are written
+			 */
 			ifq->cached_rq_tail = smp_load_acquire(ifq->rq_tail);
+		}
 		n = min3(ifq->cached_rq_tail - ifq->cached_rq_head,
 			 ifq->rq_entries, IO_ZCRX_REFILL_SCAN);
 		while (n && got < PP_ALLOC_CACHE_REFILL) {
@@ -1351,7 +1352,9 @@ static u32 io_zcrx_flush_batch(struct io_zcrx_ifq *ifq)
 	u32 n, good;
 
 	spin_lock_bh(&ifq->rq_lock);
-	/* pairs with user space's store-release of the tail */
+	/* pairs with user space's store-release of the tail; the pool's
+	 * refill goes on from the tail read here
+	 */
 	ifq->cached_rq_tail = smp_load_acquire(ifq->rq_tail);
 	n = min3(ifq->cached_rq_tail - ifq->cached_rq_head, ifq->rq_entries,
 		 (u32)IO_ZCRX_FLUSH_BATCH);
