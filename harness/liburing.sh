@@ -8,10 +8,11 @@
 #                       else the newest it serves, with a warning) into
 #                       build/liburing/src, its orig tarball checked against
 #                       the archive's SHA-256. From make deps (the set-up).
-#   liburing.sh build   the library and the two tests, with the package's
-#                       own headers (as a user of liburing builds them):
-#                       build/liburing/src/test/{ring-query,zcrx}.t. From
-#                       make tools.
+#   liburing.sh build   the library, the two tests and the zcrx example,
+#                       with the package's own headers (as a user of
+#                       liburing builds them): build/liburing/src/test/
+#                       {ring-query,zcrx}.t, build/liburing/src/examples/
+#                       zcrx. From make tools.
 #
 # run-kselftests.sh hands the directory to the guest as LIBURING_TESTS,
 # where drivers/net/devmem/liburing.sh runs them. A machine that cannot
@@ -95,7 +96,8 @@ build()
 		warn "liburing: no source in $LU/src (make deps fetches it): liburing.sh will skip"
 		return 0
 	fi
-	if [ -x "$LU/src/test/ring-query.t" ] && [ -x "$LU/src/test/zcrx.t" ]; then
+	if [ -x "$LU/src/test/ring-query.t" ] && [ -x "$LU/src/test/zcrx.t" ] &&
+	   [ -x "$LU/src/examples/zcrx" ]; then
 		say "liburing $(cat "$LU/version"): tests built in $LU/src/test"
 		return 0
 	fi
@@ -105,9 +107,10 @@ build()
 		make -j"$JOBS" -C src >> "$LU/build.log" 2>&1 &&
 		for t in ring-query zcrx; do
 			make -C test "$t.t" >> "$LU/build.log" 2>&1 || exit 1
-		done
+		done &&
+		make -C examples zcrx >> "$LU/build.log" 2>&1
 	) || die "liburing: build failed (log: $LU/build.log)"
-	say "liburing $(cat "$LU/version"): ring-query.t and zcrx.t built in $LU/src/test"
+	say "liburing $(cat "$LU/version"): ring-query.t and zcrx.t built in $LU/src/test, the zcrx example in $LU/src/examples"
 }
 
 case "${1:-}" in
