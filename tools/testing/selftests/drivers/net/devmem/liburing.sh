@@ -76,7 +76,8 @@ example_case()
 		printf '%s\n' "$(tail -n 5 "$log")" | sed 's/^/# /'
 		ktap_fail "$name" "received ${got:-nothing} of $bytes bytes"
 	elif [ $((dev1 - dev0)) -lt $bytes ]; then
-		ktap_fail "$name" "$((dev1 - dev0)) bytes written into the area by the device, of $bytes"
+		ktap_fail "$name" \
+			"the device wrote $((dev1 - dev0)) of $bytes bytes"
 	else
 		ktap_pass "$name ($bytes bytes checked, $((dev1 - dev0)) written by the device)"
 	fi
