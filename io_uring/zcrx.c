@@ -1275,8 +1275,10 @@ static bool io_zcrx_refill_niov(struct page_pool *pp,
 static netmem_ref io_zcrx_refill(struct page_pool *pp,
 				 struct io_zcrx_ifq *ifq)
 {
+	struct net_iov *niov, *next = NULL;
 	netmem_ref netmem, first = 0;
 	u32 got = 0, n, pass;
+	bool ahead = false;
 
 	spin_lock_bh(&ifq->rq_lock);
 	for (pass = 0; pass < 2 && got < PP_ALLOC_CACHE_REFILL; pass++) {
@@ -1289,16 +1291,24 @@ static netmem_ref io_zcrx_refill(struct page_pool *pp,
 		n = min3(ifq->cached_rq_tail - ifq->cached_rq_head,
 			 ifq->rq_entries, IO_ZCRX_REFILL_SCAN);
 		while (n && got < PP_ALLOC_CACHE_REFILL) {
-			struct net_iov *niov;
 			int k = 1;
 
-			niov = io_zcrx_rq_peek(ifq);
+			/* each entry is read once: the one that ended the
+			 * last run is the head now
+			 */
+			niov = ahead ? next : io_zcrx_rq_peek(ifq);
+			ahead = false;
 			ifq->cached_rq_head++;
 			n--;
 			if (!niov)
 				continue;
 			/* a run of entries for one buffer */
-			while (n && io_zcrx_rq_peek(ifq) == niov) {
+			while (n) {
+				next = io_zcrx_rq_peek(ifq);
+				if (next != niov) {
+					ahead = true;
+					break;
+				}
 				ifq->cached_rq_head++;
 				n--;
 				k++;

@@ -29,6 +29,44 @@ wait_no_bindings()
 	return 1
 }
 
+# stall_report <receiver pid> <interface>: what a stream that stopped
+# moving leaves to read, as ktap comments: where the receiver sleeps,
+# both ends' TCP sockets, the port's non-zero counters, the page pools
+# and the kernel log's tail
+stall_report()
+{
+	{
+		echo "receiver $1 sleeps in:"
+		cat "/proc/$1/stack"
+		ss -tnmi
+		ip netns exec "$NS" ss -tnmi
+		ethtool -S "$2" | grep -v ': 0$'
+		"$NCDEVMEM" --pools
+		dmesg | tail -n 30
+	} 2>&1 | sed 's/^/# /'
+}
+
+# bounded_stream <receiver pid> <interface> <sender command...>: the
+# sender runs for at most 120 s, then the receiver has 60 s to finish.
+# A stream that stops moving fails the case with a stall_report, the
+# receiver killed, instead of hanging the run until the test's timeout.
+# Returns the receiver's exit status, or 1 on a stall or a failed sender.
+bounded_stream()
+{
+	local pid=$1 dev=$2 src=0
+
+	shift 2
+	timeout 120 "$@" || { src=$?; echo "# sender: exit $src"; }
+	if ! timeout 60 tail --pid="$pid" -f /dev/null; then
+		echo "# the stream stalled"
+		stall_report "$pid" "$dev"
+		kill -9 "$pid"
+		wait "$pid" 2>/dev/null
+		return 1
+	fi
+	wait "$pid" && [ $src = 0 ]
+}
+
 # killed_mid_stream <server addr> [ncdevmem args]: a 256 MiB stream from
 # NS; the receiver is SIGKILLed two seconds in, with tokens out and data
 # in flight. Succeeds when every binding is gone afterwards.

@@ -20,7 +20,7 @@ PATTERN=$(printf '\001\002\003\004\005\006')
 TMP=$(mktemp -d)
 trap 'e1000e_cleanup; rm -rf "$TMP"' EXIT
 
-PLAN=36
+PLAN=37
 ktap_plan $PLAN
 if ! e1000e_pair devmem-e1k 198.51.100 2001:db8:e1 || [ ! -e /dev/udmabuf ]; then
 	for i in $(seq $PLAN); do
@@ -396,10 +396,9 @@ unbind_traffic_case()
 		--unbind-after $((2 << 20)) > "$out" 2> "$log" &
 	pid=$!
 	wait_line "$log" "^listening" || { kill $pid; return 1; }
-	# a stream that stalls fails the case instead of hanging the run
-	timeout 120 ip netns exec "$NS" socat -u "FILE:$TMP/send" TCP:198.51.100.1:$PORT ||
-		{ echo "# sender stopped: exit $?"; kill $pid; }
-	wait $pid || { sed 's/^/# /' "$log" "$out"; return 1; }
+	bounded_stream $pid "$IF" ip netns exec "$NS" \
+		socat -u "FILE:$TMP/send" TCP:198.51.100.1:$PORT ||
+		{ sed 's/^/# /' "$log" "$out"; return 1; }
 	got=$(sed -n 's/^sha256 //p' "$out")
 	echo "# $(grep "^unbound" "$log"); $(grep "^received" "$out")"
 	grep -q "^received 8388608 bytes: [1-9][0-9]* in device memory" "$out" &&
@@ -409,6 +408,40 @@ unbind_traffic_case()
 }
 ktap_check "unbind mid-stream: the rest in host memory, every byte intact" \
 	unbind_traffic_case
+
+# The same unbind three times, with every NAPI poll that completes slowed
+# before its driver unmasks the interrupt (slow_poll.bpf.c): the restart
+# masks the port while a poll has yet to unmask it. Without the restart's
+# second mask, that poll left the Rx cause unmasked with auto-clear off,
+# and QEMU's 82574L model then held it pending for good: no Rx interrupt
+# came again and the stream stalled (seen in CI without the slowing).
+slow_unbind_case()
+{
+	local sp=$TMP/sp.out spid i ok=1
+
+	./slow_poll > "$sp" 2>&1 &
+	spid=$!
+	if ! wait_line "$sp" "^attached"; then
+		kill $spid 2>/dev/null
+		wait $spid
+		[ $? = 4 ] && return 4
+		sed 's/^/# /' "$sp"
+		return 1
+	fi
+	for i in 1 2 3; do
+		unbind_traffic_case || { ok=0; break; }
+	done
+	kill $spid
+	wait $spid
+	sed 's/^/# /' "$sp"
+	grep -q "^slowed [1-9]" "$sp" && [ $ok = 1 ]
+}
+slow_unbind_case
+case $? in
+0) ktap_pass "unbind while a poll completes slowly: the queue receives on" ;;
+4) ktap_skip "unbind while a poll completes slowly" "no BPF kprobes in this kernel" ;;
+*) ktap_fail "unbind while a poll completes slowly: the queue receives on" "stalled" ;;
+esac
 
 # samples/devmem/devmem_rx, the minimal receiver, on queue 0
 sample_case()

@@ -296,9 +296,10 @@ unbind_case()
 		--unbind-after $((2 << 20)) > "$out" 2> "$log" &
 	pid=$!
 	wait_line "$log" "^listening" || { kill $pid; return 1; }
-	head -c $((8 << 20)) "$TMP/data" |
-		ip netns exec "$NS" socat -u STDIN TCP:203.0.113.1:$PORT
-	wait $pid || { cat "$log" "$out"; return 1; }
+	head -c $((8 << 20)) "$TMP/data" > "$TMP/send"
+	bounded_stream $pid "$NEAR" ip netns exec "$NS" \
+		socat -u "FILE:$TMP/send" TCP:203.0.113.1:$PORT ||
+		{ sed 's/^/# /' "$log" "$out"; return 1; }
 	echo "# $(grep "^received" "$out")"
 	grep -q "^received 8388608 bytes: [1-9][0-9]* in device memory" "$out" &&
 		grep -q ": 0 errors" "$out" && wait_no_bindings && bar_free
@@ -329,9 +330,9 @@ remove_case()
 	[ -e "$P2PDEV" ] && { echo "# $P2PDEV still there"; ok=0; }
 	[ -d "/proc/$rpid" ] || { echo "# removed while bound"; ok=0; }
 	# the binding still works: a stream lands and validates
-	head -c $((4 << 20)) "$TMP/data" |
-		ip netns exec "$NS" socat -u STDIN TCP:203.0.113.1:$PORT || ok=0
-	wait $pid || ok=0
+	head -c $((4 << 20)) "$TMP/data" > "$TMP/send"
+	bounded_stream $pid "$NEAR" ip netns exec "$NS" \
+		socat -u "FILE:$TMP/send" TCP:203.0.113.1:$PORT || ok=0
 	grep -q ": 0 errors" "$TMP/rm.out" || { cat "$TMP/rm.out"; ok=0; }
 	timeout 30 tail --pid=$rpid -f /dev/null ||
 		{ echo "# removal still waiting"; ok=0; }
