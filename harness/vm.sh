@@ -103,6 +103,10 @@ if [ "${VM_P2P:-0}" = 1 ] && [ -n "$E1000E_OPTS" ] &&
 	E1000E_OPTS+=" -device ivshmem-plain,memdev=p2pmem2,bus=p2prp2,addr=0x0.0x1"
 fi
 
+# VM_QEMU_OPTS: more QEMU options, e.g. make bench's TCG plugin
+# (harness/tcg-count.sh); TCG only, as a plugin needs it
+[ -n "${VM_QEMU_OPTS:-}" ] && E1000E_OPTS+=" $VM_QEMU_OPTS"
+
 # VM_UDEV=0: boot without udev. The guest's root is the host's, and
 # virtme-ng-init starts udevd only where /usr/lib/systemd/systemd-udevd
 # exists, so QEMU runs in a mount namespace of its own with an empty
