@@ -91,6 +91,9 @@ fi
 # liburing's own zcrx and query tests, from Debian's source package
 # (drivers/net/devmem/liburing.sh runs them)
 "$REPO/harness/liburing.sh" fetch
+# the header make bench's TCG plugin builds against, from Debian's qemu
+# source package (harness/tcg-count.sh)
+"$REPO/harness/tcg-count.sh" fetch
 
 if [ ! -x "$VENV/bin/vng" ] || ! "$VENV/bin/vng" --version 2>/dev/null | grep -q "$VNG_VERSION"; then
 	say "pip: installing virtme-ng==$VNG_VERSION into $VENV"

@@ -274,6 +274,26 @@ tree_version() {
 }
 
 # need_cmd <command> <debian package>
+# debian_source <archive> <suite> <package>: "<version> <directory> <orig
+# tarball> <sha256>" of the source package in the suite's Sources index
+# (the first entry), or nothing
+debian_source()
+{
+	curl -fsS --max-time 120 "$1/dists/$2/main/source/Sources.xz" |
+		xz -dc | awk -v want="$3" '
+		/^Package: / { pkg = $2; ver = dir = tar = sum = ""; insha = 0 }
+		pkg != want { next }
+		/^Version: / { ver = $2 }
+		/^Directory: / { dir = $2 }
+		/^Checksums-Sha256:/ { insha = 1; next }
+		/^[^ ]/ { insha = 0 }
+		insha && $3 ~ /\.orig\.tar\.(gz|xz)$/ { sum = $1; tar = $3 }
+		/^$/ && pkg == want && tar != "" {
+			print ver, dir, tar, sum; pkg = ""
+		}
+		END { if (pkg == want && tar != "") print ver, dir, tar, sum }'
+}
+
 need_cmd() {
 	command -v "$1" >/dev/null 2>&1 ||
 		die "'$1' not found; it is in Debian package '$2' (run: make deps)"

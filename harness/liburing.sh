@@ -25,24 +25,8 @@ ARCHIVE=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # liburing 2.15 is served by sid and forky, not by bookworm
 SUITES="sid forky"
 
-# served <suite>: "<version> <directory> <orig tarball> <sha256>" of the
-# liburing source package in the suite's Sources index, or nothing
-served()
-{
-	curl -fsS --max-time 120 "$ARCHIVE/dists/$1/main/source/Sources.xz" |
-		xz -dc | awk '
-		/^Package: / { pkg = $2; ver = dir = tar = sum = ""; insha = 0 }
-		pkg != "liburing" { next }
-		/^Version: / { ver = $2 }
-		/^Directory: / { dir = $2 }
-		/^Checksums-Sha256:/ { insha = 1; next }
-		/^[^ ]/ { insha = 0 }
-		insha && $3 ~ /\.orig\.tar\.(gz|xz)$/ { sum = $1; tar = $3 }
-		/^$/ && pkg == "liburing" && tar != "" {
-			print ver, dir, tar, sum; pkg = ""
-		}
-		END { if (pkg == "liburing" && tar != "") print ver, dir, tar, sum }'
-}
+# served <suite>: liburing's source package in the suite (debian_source)
+served() { debian_source "$ARCHIVE" "$1" liburing; }
 
 fetch()
 {

@@ -66,6 +66,8 @@ make -s -C "$BUILD/samples/devmem" -f "$SRC/samples/devmem/Makefile" \
 
 # liburing's tests, built with liburing's own headers (liburing.sh)
 "$REPO/harness/liburing.sh" build
+# make bench's TCG plugin (harness/tcg-count.sh)
+"$REPO/harness/tcg-count.sh" build
 
 scale_timeouts
 say "tools: kselftests installed in $KST"
