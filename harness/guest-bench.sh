@@ -105,9 +105,51 @@ rx_field()
 }
 
 # rx <mode> <read size> <rep> <dontneed batch>
+# TCG_CTL, TCG_OUT: the control file and the counts of make bench's TCG
+# plugin (harness/tcg-count.sh), on the share; unset, nothing is counted.
+# tcg_mark <label>: the plugin's totals at this point, once it wrote them
+tcg_mark()
+{
+	local i
+
+	[ -n "${TCG_CTL:-}" ] || return 0
+	echo "mark $1" >> "$TCG_CTL"
+	for i in $(seq 500); do
+		grep -q "^$1 " "$TCG_OUT" && return 0
+		sleep 0.02
+	done
+	echo "bench: the TCG plugin did not answer $1"
+	return 1
+}
+
+# tcg_counts <label>: instructions from <label>-b to <label>-e, as
+# ",<receiver vCPU kernel>,<receiver vCPU user>,<other vCPUs kernel>,
+# <other vCPUs user>"; four empty fields when nothing is counted
+tcg_counts()
+{
+	[ -n "${TCG_CTL:-}" ] || { echo ",,,,"; return 0; }
+	awk -v b="$1-b" -v e="$1-e" -v rx="$RX_CPU" '
+	$1 == b { for (i = 2; i <= NF; i++) B[i] = $i }
+	$1 == e { for (i = 2; i <= NF; i++) E[i] = $i; n = NF }
+	END {
+		# <label> <window loads> <window stores>, then kernel and
+		# user per vCPU
+		rk = 4 + 2 * rx
+		for (i = 4; i < n; i += 2) {
+			if (i == rk)
+				continue
+			ok += E[i] - B[i]
+			ou += E[i + 1] - B[i + 1]
+		}
+		printf ",%.0f,%.0f,%.0f,%.0f\n", E[rk] - B[rk],
+		       E[rk + 1] - B[rk + 1], ok, ou
+	}' "$TCG_OUT"
+}
+
 rx()
 {
 	local mode=$1 rs=$2 rep=$3 batch=$4 port=$((6100 + RANDOM % 800)) args
+	local tl=rx$$-$RANDOM$RANDOM
 
 	if [ "$mode" != copy ]; then
 		args="-f $IF --stats --dontneed-batch $batch"
@@ -135,6 +177,7 @@ rx()
 	local pid=$!
 	wait_line /tmp/rx.log "^listening"
 	pin_napi || return 1
+	tcg_mark "$tl-b" || return 1
 	# a stream takes seconds; one that stalls is reported, with what
 	# the NIC and both sockets say, instead of hanging the benchmark
 	if ! ip netns exec $NS taskset -c "$(tx_cpu 0)" timeout 120 socat -u $SOCAT_BLOCK \
@@ -158,6 +201,7 @@ rx()
 		return 1
 	fi
 	wait $pid || { cat /tmp/rx.log; kill $spid; return 1; }
+	tcg_mark "$tl-e" || return 1
 	if [ -n "$spid" ]; then
 		kill -INT $spid
 		wait $spid || { cat /tmp/stat.out; return 1; }
@@ -191,10 +235,10 @@ rx()
 		frags=0
 		copied=$bytes
 	fi
-	echo "$mode,$rs,$rep,$bytes,$time,$cpu,$batch,${dn:-0},${calls:-0},${rcalls:-0},${frags:-0},${copied:-0},$(cat /sys/class/net/"$IF"/mtu),$RXPS,$PACK" >> "$RXCSV"
+	echo "$mode,$rs,$rep,$bytes,$time,$cpu,$batch,${dn:-0},${calls:-0},${rcalls:-0},${frags:-0},${copied:-0},$(cat /sys/class/net/"$IF"/mtu),$RXPS,$PACK$(tcg_counts "$tl")" >> "$RXCSV"
 }
 
-echo "mode,read_size,rep,bytes,time_s,cpu_s,dontneed_batch,dontneed_ns_per_token,dontneed_calls,recv_calls,frags,cpu_copied_bytes,mtu,rx_page_size,packing" > "$RXCSV"
+echo "mode,read_size,rep,bytes,time_s,cpu_s,dontneed_batch,dontneed_ns_per_token,dontneed_calls,recv_calls,frags,cpu_copied_bytes,mtu,rx_page_size,packing,rx_kernel_insns,rx_user_insns,other_kernel_insns,other_user_insns" > "$RXCSV"
 # rxscale <layout> <connections> <rep>: that many senders at once, the
 # stream split evenly, received with ncdevmem --connections N --parallel
 # (one thread polls them all; 64 KiB net_iovs):
