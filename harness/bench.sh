@@ -35,7 +35,9 @@ FAILED=
 if [ "$(cat "$BUILD/accel" 2>/dev/null || echo tcg)" = tcg ] &&
    opts=$("$REPO/harness/tcg-count.sh" opts "$LOGS/tcg.ctl" "$LOGS/tcg.out"); then
 	export VM_QEMU_OPTS="$opts,mem=off"
-	GUEST_ENV+=" TCG_CTL=$LOGS/tcg.ctl TCG_OUT=$LOGS/tcg.out"
+	rm -rf "$LOGS/tcg-attr"
+	mkdir -p "$LOGS/tcg-attr"
+	GUEST_ENV+=" TCG_CTL=$LOGS/tcg.ctl TCG_OUT=$LOGS/tcg.out TCG_ATTR=$LOGS/tcg-attr"
 	: > "$LOGS/tcg.out"
 else
 	warn "no TCG plugin (make tools builds it; KVM runs have none): times without instruction counts"
@@ -360,6 +362,15 @@ if b:
                   f"bind {statistics.median(int(r['netlink_bind_us']) / 1000 for r in rs):>7.1f} ms, "
                   f"{int(rs[0]['mem_bytes']) / 2**20:>6.2f} MiB kernel memory")
 PY
+	# where the receiver's instructions go, by kernel symbol, for the
+	# paths at 64 KiB with packing and for copy (first run of each)
+	for d in devmem-65536-on uring-65536-on zcrx-65536-on copy-0-off; do
+		f=$LOGS/tcg-attr/large-$d-1500.dump
+		[ -f "$f" ] || continue
+		echo
+		"$PY3" "$REPO/harness/tcg-count/attribute.py" "$LOGS/tcg-attr/large-kallsyms" \
+			"$f" 10 "receiver vCPU, ${d%%-*} (${d#*-}), MTU 1500, first run"
+	done
 	say "CSV: $OUT/rx-large.csv, $OUT/scale-large.csv, $OUT/bind-large.csv"
 else
 	part_failed "large net_iov" "$LOGS/bench-large-console.log"

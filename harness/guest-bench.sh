@@ -146,10 +146,34 @@ tcg_counts()
 	}' "$TCG_OUT"
 }
 
+# TCG_ATTR: a directory on the share; the first run of each path then
+# has the receiver vCPU's instructions by block dumped there, next to
+# this boot's kallsyms (harness/tcg-count/attribute.py maps them)
+[ -n "${TCG_ATTR:-}" ] && cat /proc/kallsyms > "$TCG_ATTR/$NIC-kallsyms"
+
+# tcg_dump <file>: the receiver vCPU's blocks since the last "zero"
+tcg_dump()
+{
+	local i
+
+	rm -f "$1"
+	echo "dump $1" >> "$TCG_CTL"
+	for i in $(seq 500); do
+		[ "$(tail -n 1 "$1" 2>/dev/null)" = done ] && return 0
+		sleep 0.02
+	done
+	echo "bench: the TCG plugin did not dump $1"
+	return 1
+}
+
 rx()
 {
 	local mode=$1 rs=$2 rep=$3 batch=$4 port=$((6100 + RANDOM % 800)) args
-	local tl=rx$$-$RANDOM$RANDOM
+	local tl=rx$$-$RANDOM$RANDOM attr=
+
+	if [ -n "${TCG_ATTR:-}" ] && [ "$rep" = 1 ]; then
+		attr=$TCG_ATTR/$NIC-$mode-$RXPS-$PACK-$(cat /sys/class/net/"$IF"/mtu).dump
+	fi
 
 	if [ "$mode" != copy ]; then
 		args="-f $IF --stats --dontneed-batch $batch"
@@ -177,6 +201,7 @@ rx()
 	local pid=$!
 	wait_line /tmp/rx.log "^listening"
 	pin_napi || return 1
+	[ -n "$attr" ] && echo "zero $RX_CPU" >> "$TCG_CTL"
 	tcg_mark "$tl-b" || return 1
 	# a stream takes seconds; one that stalls is reported, with what
 	# the NIC and both sockets say, instead of hanging the benchmark
@@ -202,6 +227,9 @@ rx()
 	fi
 	wait $pid || { cat /tmp/rx.log; kill $spid; return 1; }
 	tcg_mark "$tl-e" || return 1
+	if [ -n "$attr" ]; then
+		tcg_dump "$attr" || return 1
+	fi
 	if [ -n "$spid" ]; then
 		kill -INT $spid
 		wait $spid || { cat /tmp/stat.out; return 1; }

@@ -19,6 +19,12 @@
  *				stores>" and, per vCPU, "<kernel insns>
  *				<user insns>" (totals since QEMU started) to
  *				<out>
+ *	zero <vcpu>		start attributing <vcpu>'s instructions to
+ *				the blocks it runs, from zero
+ *	dump <file>		write "<block address> <instructions>" for
+ *				each block that vCPU ran since, then
+ *				"done"; the guest maps the addresses to
+ *				symbols (kallsyms)
  * A guest that waits for its label in <out> before it goes on has
  * counts that end within one poll of the mark.
  *
@@ -48,6 +54,24 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 /* per vCPU: [0] kernel, [1] user; each written by its vCPU's thread */
 static uint64_t insns[MAX_VCPUS][2];
+
+/*
+ * One per translated block, never freed (a block translated again gets
+ * another): its address and size, and how often the attributed vCPU ran
+ * it since the last "zero".
+ */
+struct block {
+	uint64_t vaddr;
+	uint32_t insns;
+	uint32_t user;
+	uint64_t runs;
+	struct block *next;
+};
+
+static struct block *blocks;
+static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
+/* the vCPU whose blocks are counted; MAX_VCPUS: none */
+static unsigned int attr_vcpu = MAX_VCPUS;
 static uint64_t window_loads, window_stores;
 static unsigned long *window;
 static const char *ctl_path, *out_path;
@@ -88,24 +112,35 @@ static void vcpu_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
 
 static int count_mem = 1;
 
-/* a block ran: udata is its instruction count << 1 | 1 in user space */
+/* a block ran on @vcpu */
 static void vcpu_tb_exec(unsigned int vcpu, void *udata)
 {
-	uintptr_t d = (uintptr_t)udata;
+	struct block *b = udata;
 
-	if (vcpu < MAX_VCPUS)
-		__atomic_store_n(&insns[vcpu][d & 1],
-				 insns[vcpu][d & 1] + (d >> 1), __ATOMIC_RELAXED);
+	if (vcpu >= MAX_VCPUS)
+		return;
+	__atomic_store_n(&insns[vcpu][b->user], insns[vcpu][b->user] + b->insns,
+			 __ATOMIC_RELAXED);
+	if (vcpu == __atomic_load_n(&attr_vcpu, __ATOMIC_RELAXED))
+		__atomic_store_n(&b->runs, b->runs + 1, __ATOMIC_RELAXED);
 }
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t i, n = qemu_plugin_tb_n_insns(tb);
-	uintptr_t user = qemu_plugin_tb_vaddr(tb) < KERNEL_START;
+	struct block *b = calloc(1, sizeof(*b));
 
+	if (!b)
+		abort();
+	b->vaddr = qemu_plugin_tb_vaddr(tb);
+	b->insns = n;
+	b->user = b->vaddr < KERNEL_START;
+	pthread_mutex_lock(&blocks_lock);
+	b->next = blocks;
+	blocks = b;
+	pthread_mutex_unlock(&blocks_lock);
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, vcpu_tb_exec,
-					     QEMU_PLUGIN_CB_NO_REGS,
-					     (void *)(n << 1 | user));
+					     QEMU_PLUGIN_CB_NO_REGS, b);
 	if (!count_mem)
 		return;
 	for (i = 0; i < n; i++)
@@ -133,11 +168,47 @@ static void mark(const char *label)
 	fclose(out);
 }
 
+/* "zero <vcpu>": attribute that vCPU's blocks, from zero */
+static void zero(unsigned int vcpu)
+{
+	struct block *b;
+
+	__atomic_store_n(&attr_vcpu, MAX_VCPUS, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&blocks_lock);
+	for (b = blocks; b; b = b->next)
+		__atomic_store_n(&b->runs, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&blocks_lock);
+	__atomic_store_n(&attr_vcpu, vcpu < MAX_VCPUS ? vcpu : MAX_VCPUS,
+			 __ATOMIC_RELAXED);
+}
+
+/* "dump <file>": the attributed vCPU's instructions by block */
+static void dump(const char *path)
+{
+	FILE *out = fopen(path, "w");
+	struct block *b;
+	uint64_t runs;
+
+	if (!out)
+		return;
+	pthread_mutex_lock(&blocks_lock);
+	for (b = blocks; b; b = b->next) {
+		runs = __atomic_load_n(&b->runs, __ATOMIC_RELAXED);
+		if (runs)
+			fprintf(out, "%" PRIx64 " %" PRIu64 "\n", b->vaddr,
+				runs * b->insns);
+	}
+	pthread_mutex_unlock(&blocks_lock);
+	fprintf(out, "done\n");
+	fclose(out);
+}
+
 /* one line of the control file */
 static void command(char *line)
 {
 	uint64_t pfn, pages;
-	char label[128];
+	char label[128], path[240];
+	unsigned int vcpu;
 
 	if (sscanf(line, "window %" SCNu64 " %" SCNu64, &pfn, &pages) == 2)
 		window_set(pfn, pages);
@@ -145,6 +216,10 @@ static void command(char *line)
 		memset(window, 0, MAX_PFN / 8);
 	else if (sscanf(line, "mark %127s", label) == 1)
 		mark(label);
+	else if (sscanf(line, "zero %u", &vcpu) == 1)
+		zero(vcpu);
+	else if (sscanf(line, "dump %239s", path) == 1)
+		dump(path);
 }
 
 /* what the guest appended to the control file since the last poll */

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Instructions by kernel symbol: the TCG plugin's "dump" of one vCPU's
+blocks (<address> <instructions> per line, "done" last) mapped through a
+copy of the guest's /proc/kallsyms taken in the same boot (KASLR and
+module addresses included). User-space blocks are summed as one row.
+
+    attribute.py <kallsyms> <dump> [top N (10)] [label]
+"""
+import bisect
+import sys
+
+
+def symbols(path):
+    syms = []
+    for line in open(path):
+        f = line.split()
+        if len(f) < 3 or f[1] not in 'tTwW':
+            continue
+        name = f[2] + (f" {f[3]}" if len(f) > 3 else '')
+        syms.append((int(f[0], 16), name))
+    syms.sort()
+    return [a for a, _ in syms], [n for _, n in syms]
+
+
+def main():
+    addrs, names = symbols(sys.argv[1])
+    top = int(sys.argv[3]) if len(sys.argv) > 3 else 10
+    label = sys.argv[4] if len(sys.argv) > 4 else sys.argv[2]
+    by = {}
+    total = 0
+    for line in open(sys.argv[2]):
+        f = line.split()
+        if len(f) != 2:
+            continue
+        a, n = int(f[0], 16), int(f[1])
+        total += n
+        if a < 0xffff800000000000:
+            name = '(user space)'
+        else:
+            i = bisect.bisect_right(addrs, a) - 1
+            name = names[i] if i >= 0 else '(unknown)'
+        by[name] = by.get(name, 0) + n
+    if not total:
+        print(f"{label}: no instructions attributed")
+        return
+    print(f"{label}: {total / 1e6:.0f} M instructions; top {top} symbols")
+    for name, n in sorted(by.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"  {n / total:6.1%} {n / 1e6:9.1f} M  {name}")
+
+
+main()
