@@ -3,25 +3,19 @@
  * slow_poll: attach slow_poll.bpf.c (every NAPI poll that completes
  * busy-loops before the driver unmasks its interrupt), print "attached",
  * and on SIGTERM or SIGINT print how many completions were slowed and
- * detach. Exit 4 where the kernel cannot
- * attach it (no kprobes for BPF): the caller skips.
+ * detach. Exit 4 where the kernel cannot attach it (no kprobes for
+ * BPF): the caller skips.
  */
 #include <signal.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "slow_poll.skel.h"
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	stop = 1;
-}
 
 int main(void)
 {
 	struct slow_poll *skel;
+	sigset_t set;
+	int sig;
 
 	skel = slow_poll__open();
 	if (!skel) {
@@ -33,12 +27,14 @@ int main(void)
 		slow_poll__destroy(skel);
 		return 4;
 	}
-	signal(SIGTERM, on_signal);
-	signal(SIGINT, on_signal);
+	/* the signals that end it are waited for, not handled */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
 	printf("attached\n");
 	fflush(stdout);
-	while (!stop)
-		pause();
+	sigwait(&set, &sig);
 	printf("slowed %llu poll completions\n",
 	       (unsigned long long)skel->bss->hits);
 	slow_poll__destroy(skel);
