@@ -508,53 +508,80 @@ static void port_knob(const struct large_ctx *c, const char *name,
 		 c->env.dev_id, name);
 }
 
+/* Sessions of queue A opened, evicted and flushed since @base was taken */
+struct sessions {
+	int64_t opened, evicted, flushed;
+};
+
+static struct sessions sessions_since(const char *ifname,
+				      const struct sessions *base)
+{
+	struct sessions s = {
+		.opened = ethtool_stat(ifname, "rx2_gro_hw_opened"),
+		.evicted = ethtool_stat(ifname, "rx2_gro_hw_evicted"),
+		.flushed = ethtool_stat(ifname, "rx2_gro_hw_flushed"),
+	};
+
+	if (base) {
+		s.opened -= base->opened;
+		s.evicted -= base->evicted;
+		s.flushed -= base->flushed;
+	}
+	return s;
+}
+
 /*
  * Eight flows interleaved on one queue keep an aggregation session each:
- * none is evicted (eight flows, 64 sessions), and they take no more
- * cmsgs than the same eight flows through one session, where each frame
- * of another flow closes the open aggregate.
+ * with 64 sessions none is evicted, and every session that opened was
+ * closed by its own flow (flushed). Through one session, the same eight
+ * flows evict each other whenever a NAPI poll holds frames of two of
+ * them; either way every session is accounted for once the flows end.
  *
- * How many cmsgs eight flows take against one flow is the senders'
- * doing as much as the device's: eight TCP senders sharing a CPU send
- * smaller bursts each (on the debug kernel under TCG about 3 frames
- * where one sender sends 10), and a session cannot join frames that
- * were never sent together. The one-session run has the same senders,
- * so it is the control; the ratio to one flow is logged. Under TCG a
- * NAPI poll seldom holds frames of two flows (a handful of evictions in
- * the one-session run), so the two counts differ by the runs' timing
- * (up to a quarter seen on the debug kernel): the bound catches sessions
- * that split aggregates, the eviction count is exact.
+ * What the sessions do not decide is logged, not bounded: how many cmsgs
+ * eight flows take against one flow is the senders' doing as much as the
+ * device's (eight TCP senders sharing a CPU send smaller bursts each, and
+ * no session joins frames that were never sent together), and under
+ * TCG or KVM how often a poll holds frames of two flows is timing: the
+ * one-session run took from 0.8 to 1.5 times the cmsgs of the 64-session
+ * one on the same senders.
  */
 TEST_F_TIMEOUT(large, interleaved_flows_keep_their_own_aggregates, 300)
 {
 	const char *ifname = self->c.env.ifname;
 	size_t one, eight, eight1, bytes = 2 << 20;
-	int64_t evicted, evicted1;
+	struct sessions base, s64, s1;
 	char knob[128];
 
 	port_knob(&self->c, "gro_hw_sessions", knob, sizeof(knob));
 	ASSERT_EQ(0, ethtool_feature(ifname, "rx-gro-hw", true));
 	ASSERT_EQ(0, bind_buf(&self->c.nl, &self->c.env, &self->c.a, BUF_SIZE,
 			      0, true, QUEUE_A, 65536));
-	evicted = ethtool_stat(ifname, "rx2_gro_hw_evicted");
 	one = flows_frags(_metadata, &self->c, 1, bytes, NULL);
+	base = sessions_since(ifname, NULL);
 	eight = flows_frags(_metadata, &self->c, 8, bytes, NULL);
-	evicted = ethtool_stat(ifname, "rx2_gro_hw_evicted") - evicted;
+	s64 = sessions_since(ifname, &base);
 
 	ASSERT_EQ(0, run("echo 1 > %s", knob));
-	evicted1 = ethtool_stat(ifname, "rx2_gro_hw_evicted");
+	base = sessions_since(ifname, NULL);
 	eight1 = flows_frags(_metadata, &self->c, 8, bytes, NULL);
-	evicted1 = ethtool_stat(ifname, "rx2_gro_hw_evicted") - evicted1;
+	s1 = sessions_since(ifname, &base);
 	EXPECT_EQ(0, run("echo 64 > %s", knob));
 	ethtool_feature(ifname, "rx-gro-hw", false);
 
 	TH_LOG("one flow: %zu cmsgs for %zu bytes; eight interleaved: %zu",
 	       one, bytes, eight);
 	TH_LOG("per flow, %.2f times one flow's", eight / 8.0 / one);
-	TH_LOG("eight through one session: %zu cmsgs, %lld evictions",
-	       eight1, (long long)evicted1);
-	EXPECT_EQ(0, evicted);
-	EXPECT_LE(eight, eight1 + eight1 / 2);
+	TH_LOG("64 sessions: %lld opened, %lld evicted, %lld flushed",
+	       (long long)s64.opened, (long long)s64.evicted,
+	       (long long)s64.flushed);
+	TH_LOG("one session: %zu cmsgs; %lld opened, %lld evicted, %lld flushed",
+	       eight1, (long long)s1.opened, (long long)s1.evicted,
+	       (long long)s1.flushed);
+	EXPECT_GT(s64.opened, 0);
+	EXPECT_EQ(0, s64.evicted);
+	EXPECT_EQ(s64.opened, s64.flushed);
+	EXPECT_GT(s1.opened, 0);
+	EXPECT_EQ(s1.opened, s1.evicted + s1.flushed);
 }
 
 /*
@@ -568,8 +595,9 @@ TEST_F_TIMEOUT(large, interleaved_flows_keep_their_own_aggregates, 300)
 TEST_F_TIMEOUT(large, more_flows_than_sessions_evict_and_lose_nothing, 300)
 {
 	const char *ifname = self->c.env.ifname;
-	int64_t evicted, opened, flushed, dropped;
 	char knob[128], restart[128];
+	struct sessions base, s;
+	int64_t dropped;
 	size_t frags;
 
 	port_knob(&self->c, "gro_hw_sessions", knob, sizeof(knob));
@@ -578,23 +606,19 @@ TEST_F_TIMEOUT(large, more_flows_than_sessions_evict_and_lose_nothing, 300)
 	ASSERT_EQ(0, bind_buf(&self->c.nl, &self->c.env, &self->c.a, BUF_SIZE,
 			      0, true, QUEUE_A, 65536));
 	ASSERT_EQ(0, run("echo 1 > %s", knob));
-	evicted = ethtool_stat(ifname, "rx2_gro_hw_evicted");
-	opened = ethtool_stat(ifname, "rx2_gro_hw_opened");
-	flushed = ethtool_stat(ifname, "rx2_gro_hw_flushed");
+	base = sessions_since(ifname, NULL);
 	frags = flows_frags(_metadata, &self->c, 8, 1 << 20, restart);
-	evicted = ethtool_stat(ifname, "rx2_gro_hw_evicted") - evicted;
-	opened = ethtool_stat(ifname, "rx2_gro_hw_opened") - opened;
-	flushed = ethtool_stat(ifname, "rx2_gro_hw_flushed") - flushed;
+	s = sessions_since(ifname, &base);
 	EXPECT_EQ(0, run("echo 64 > %s", knob));
 	ethtool_feature(ifname, "rx-gro-hw", false);
 
-	dropped = opened - evicted - flushed;
+	dropped = s.opened - s.evicted - s.flushed;
 	TH_LOG("8 flows of 1 MiB, 1 session, 7 queue restarts: %zu cmsgs",
 	       frags);
 	TH_LOG("sessions: %lld opened, %lld evicted, %lld flushed, %lld dropped open",
-	       (long long)opened, (long long)evicted, (long long)flushed,
-	       (long long)dropped);
-	EXPECT_GT(opened, 0);
+	       (long long)s.opened, (long long)s.evicted,
+	       (long long)s.flushed, (long long)dropped);
+	EXPECT_GT(s.opened, 0);
 	EXPECT_GE(dropped, 0);
 	EXPECT_LE(dropped, 7);
 }
