@@ -459,17 +459,23 @@ TEST_F_TIMEOUT(audit, tc_redirect_of_devmem_frames_is_dropped, 180)
 	ASSERT_GT(recv_stream(fd, self->env.map, &st, 1 << 20), 0);
 	/* The redirect comes and goes while this process keeps reading. It
 	 * reads on only once the rule is in: the sender, held back by the
-	 * closed window until then, is sure to send into the redirect.
+	 * closed window until then, is sure to send into the redirect. The
+	 * rule stays until the redirect dropped a frame (or a minute went
+	 * by: a TCP sender backing off can be silent for seconds).
 	 */
 	ASSERT_EQ(0, pipe(sync));
 	tc = fork();
 	ASSERT_GE(tc, 0);
 	if (!tc) {
+		int ms;
+
 		if (run("tc filter add dev %s ingress matchall action %s %s",
 			self->env.ifname, "mirred egress redirect dev", mir) ||
 		    write(sync[1], "x", 1) != 1)
 			_exit(1);
-		sleep(1);
+		for (ms = 0; ms < 60000 && stat_tx_dropped(mir) <= dropped0;
+		     ms += 10)
+			usleep(10000);
 		_exit(run("tc filter del dev %s ingress", self->env.ifname));
 	}
 	close(sync[1]);

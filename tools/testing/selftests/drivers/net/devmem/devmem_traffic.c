@@ -235,6 +235,8 @@ void stream_frag(struct stream *st, const struct cmsghdr *cm,
 	st->devmem += dc->frag_size;
 	st->bytes += dc->frag_size;
 	st->frags++;
+	if (dc->frag_size > st->largest)
+		st->largest = dc->frag_size;
 }
 
 ssize_t recv_step(int fd, const uint8_t *map, struct stream *st, bool keep,

@@ -86,6 +86,7 @@ struct stream {
 	size_t host;		/* of which copied to the iovec */
 	size_t errors;		/* bytes that were not the pattern */
 	size_t frags;
+	size_t largest;		/* the longest frag */
 	size_t map_size;	/* frags must end inside it (0: no check) */
 	uint32_t *held;		/* if set, tokens kept (recv_step @keep) */
 	size_t nheld;

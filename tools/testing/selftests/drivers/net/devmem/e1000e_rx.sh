@@ -233,13 +233,14 @@ plain_reader_case()
 	local rc
 
 	ip neigh flush dev "$IF"
-	socat -u TCP-LISTEN:$((PORT + 1)),reuseaddr OPEN:"$TMP/plain",creat,trunc \
-		2> "$TMP/plain.log" &
+	# (the sender retries until the listener is up; the listener gives
+	# up after a minute rather than hang the run)
+	timeout 60 socat -u TCP-LISTEN:$((PORT + 1)),reuseaddr \
+		OPEN:"$TMP/plain",creat,trunc 2> "$TMP/plain.log" &
 	local pid=$!
-	sleep 0.5
 	head -c $((1 << 20)) < "$TMP/data" |
 		timeout 20 ip netns exec "$NS" socat -u STDIN \
-		TCP:198.51.100.1:$((PORT + 1)) 2>/dev/null
+		TCP:198.51.100.1:$((PORT + 1)),retry=50,interval=0.2 2>/dev/null
 	wait $pid
 	rc=$?
 	# the handshake went through (ARP resolved, SYN and ACK arrived);

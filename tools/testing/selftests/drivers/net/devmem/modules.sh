@@ -135,10 +135,12 @@ e1000e_stream()
 
 	e1000e_pair modules-e1k 192.0.9 fd00:9 || { echo "# $E1000E_WHY"; return 1; }
 	e1000e_wait_link || return 1
+	# (the sender retries until the listener is up: starting socat can
+	# take most of a second under TCG)
 	got=$( (timeout 20 socat -u TCP4-LISTEN:5409,bind=192.0.9.1 - | wc -c) &
-	       sleep 1
 	       head -c 1048576 /dev/zero |
-		       ip netns exec modules-e1k timeout 20 socat -u - TCP4:192.0.9.1:5409
+		       ip netns exec modules-e1k timeout 20 socat -u - \
+		       TCP4:192.0.9.1:5409,retry=50,interval=0.2
 	       wait)
 	e1000e_cleanup
 	[ "$got" = 1048576 ] || { echo "# received $got of 1048576 bytes"; return 1; }

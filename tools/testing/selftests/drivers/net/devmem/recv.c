@@ -1187,8 +1187,8 @@ TEST_F_TIMEOUT(recv, exhausted_dmabuf_drops_then_recovers, 360)
 	size_t bytes = 24 << 20, got = 0, held = 0;
 	static struct rx_result r;
 	struct pollfd pfd;
+	int fd, i, idle, n = 0;
 	int64_t fails0;
-	int fd, i, n = 0;
 	uint32_t *all;
 	pid_t pid;
 
@@ -1200,8 +1200,19 @@ TEST_F_TIMEOUT(recv, exhausted_dmabuf_drops_then_recovers, 360)
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 
-	/* hold every token until nothing arrives for a second */
-	while (poll(&pfd, 1, 1000) > 0) {
+	/* hold every token until the queue has run out of buffers (its
+	 * alloc_fail count moved) and then nothing arrives for a second; a
+	 * second of silence before that is a sender backing off (two
+	 * minutes at most)
+	 */
+	for (idle = 0; idle < 120; ) {
+		if (poll(&pfd, 1, 1000) <= 0) {
+			if (ethtool_stat(self->env.ifname, "rx3_alloc_fail") >
+			    fails0)
+				break;
+			idle++;
+			continue;
+		}
 		devmem_recv(fd, 1 << 20, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM,
 			    &r);
 		if (r.ret <= 0)
