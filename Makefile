@@ -3,7 +3,7 @@
 
 H := harness
 
-.PHONY: help deps rebase debian-config tree kernel tools checkpatch check check-full check-debug check-kcsan test vm quilt series demo bench deb system-test vm-bundle vm-bundle-test fuzz clean
+.PHONY: help deps rebase debian-config tree kernel tools checkpatch check check-full check-debug check-kcsan test vm quilt series demo bench deb system-test vm-bundle vm-bundle-test fuzz upstream-kernel clean
 
 help:
 	@echo "make deps        install missing apt packages and virtme-ng (venv in build/)"
@@ -35,6 +35,8 @@ help:
 	@echo "make vm-bundle-test  the bundle booted here under TCG: hdsim and e1000e receive through it"
 	@echo "make fuzz        syzkaller (SYZKALLER_SRC=<its repository> the first time) against a"
 	@echo "                 KCOV + KASAN kernel for FUZZ_MIN minutes (60); coverage of our files"
+	@echo "make upstream-kernel  upstream's kernel (Debian's newest linux-source-7.x, from"
+	@echo "                 experimental) in build/upstream/src, built in build/obj-upstream"
 	@echo "make clean       remove build/ (keeps the ccache)"
 
 deps:
@@ -107,6 +109,12 @@ vm-bundle-test: vm-bundle
 # Not part of make check: hours of CPU, and syzkaller's source from outside.
 fuzz: tools
 	@$(H)/fuzz.sh
+
+# Not part of make check: upstream's kernel to run our tests beside
+# (issue #75, plans/upstream-check.md); a kernel build of its own.
+upstream-kernel: deps
+	@$(H)/upstream.sh fetch
+	@$(H)/upstream.sh build
 
 clean:
 	rm -rf build

@@ -67,6 +67,15 @@ elif [ "$VARIANT" = e1000e-only ]; then
 	KST=$BUILD/kselftest-e1000e-only
 	FRAGMENT=$REPO/config/e1000e-only.config
 	LOCALVERSION=-devmem-e1000e-only
+elif [ "$VARIANT" = upstream ]; then
+	# upstream's kernel, not ours (harness/upstream.sh, issue #75): its
+	# own tree, objects and logs
+	SRC=$BUILD/upstream/src
+	OBJ=$BUILD/obj-upstream
+	LOGS=$BUILD/logs-upstream
+	KST=$BUILD/kselftest-upstream
+	FRAGMENT=$REPO/config/upstream.config
+	LOCALVERSION=-upstream
 else
 	# The kernel of the suite, of make demo and make bench: the series
 	# with the networking options of Debian 12's own 6.1 config, modules
