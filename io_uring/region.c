@@ -26,31 +26,36 @@
 #include "rsrc.h"
 
 /**
- * io_account_pinned() - charge pinned pages to a ring's creator
- * @ctx: the ring
+ * io_account_pinned() - charge pinned pages to a user and an mm
+ * @acct_user: the user to charge (RLIMIT_MEMLOCK), or NULL for none
+ * @acct_mm: the mm whose pinned_vm counts the pages, or NULL for none
  * @nr_pages: pages to charge
  * @user: set to the user charged (a reference), or NULL
  * @mm: set to the mm counting them (a reference), or NULL
  *
+ * A ring charges its creator: its ->user and ->mm_account, NULL where
+ * its creator may lock memory without limit.
+ *
  * Return: 0, or -ENOMEM over RLIMIT_MEMLOCK.
  */
-int io_account_pinned(struct io_ring_ctx *ctx, unsigned long nr_pages,
-		      struct user_struct **user, struct mm_struct **mm)
+int io_account_pinned(struct user_struct *acct_user, struct mm_struct *acct_mm,
+		      unsigned long nr_pages, struct user_struct **user,
+		      struct mm_struct **mm)
 {
 	int ret;
 
 	*user = NULL;
 	*mm = NULL;
-	if (ctx->user) {
-		ret = __io_account_mem(ctx->user, nr_pages);
+	if (acct_user) {
+		ret = __io_account_mem(acct_user, nr_pages);
 		if (ret)
 			return ret;
-		*user = get_uid(ctx->user);
+		*user = get_uid(acct_user);
 	}
-	if (ctx->mm_account) {
-		atomic64_add(nr_pages, &ctx->mm_account->pinned_vm);
-		mmgrab(ctx->mm_account);
-		*mm = ctx->mm_account;
+	if (acct_mm) {
+		atomic64_add(nr_pages, &acct_mm->pinned_vm);
+		mmgrab(acct_mm);
+		*mm = acct_mm;
 	}
 	return 0;
 }
@@ -262,7 +267,8 @@ int io_create_region(struct io_ring_ctx *ctx, struct io_mapped_region *mr,
 		return -EOVERFLOW;
 
 	/* charged first: a size over RLIMIT_MEMLOCK allocates nothing */
-	ret = io_account_pinned(ctx, nr_pages, &mr->acct_user, &mr->acct_mm);
+	ret = io_account_pinned(ctx->user, ctx->mm_account, nr_pages,
+				&mr->acct_user, &mr->acct_mm);
 	if (ret)
 		return ret;
 

@@ -39,8 +39,9 @@ int io_region_mmap(struct io_ring_ctx *ctx, struct io_mapped_region *mr,
 
 int io_pin_user_pages(u64 uaddr, unsigned int nr_pages, struct page **pages,
 		      unsigned long *held);
-int io_account_pinned(struct io_ring_ctx *ctx, unsigned long nr_pages,
-		      struct user_struct **user, struct mm_struct **mm);
+int io_account_pinned(struct user_struct *acct_user, struct mm_struct *acct_mm,
+		      unsigned long nr_pages, struct user_struct **user,
+		      struct mm_struct **mm);
 int io_account_pinned_held(unsigned long *acct_pages, unsigned long held,
 			   struct user_struct *user, struct mm_struct *mm);
 void io_unaccount_pinned(unsigned long nr_pages, struct user_struct *user,

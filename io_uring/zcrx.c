@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * io_uring zero-copy receive (zcrx): an RX queue of a NIC that splits
- * headers off fills buffers of an area the application registered (its
- * own memory, or a dmabuf), as a page pool memory provider. IORING_OP_RECV_ZC
+ * headers off fills buffers of the areas the application registered (its
+ * own memory, or dmabufs), as a page pool memory provider. IORING_OP_RECV_ZC
  * posts a 32-byte CQE per fragment that names the buffer (area id,
  * offset, length); the application reads the data in place and returns
  * the buffer with an entry in a refill ring it shares with the kernel,
@@ -18,12 +18,14 @@
  * which waits for every buffer in flight. ZCRX_CTRL_EXPORT makes a file
  * that holds the instance until it is closed, and a ring that imports
  * that file (ZCRX_REG_IMPORT) holds it as the first ring does, under an
- * id of its own: all share one queue, area and refill ring. When the
- * last ring or file goes (@holders), the queue goes back to host memory,
- * the area is unmapped and what user space still holds is taken back.
+ * id of its own: all share one queue, set of areas and refill ring. Any
+ * of them may add an area (ZCRX_CTRL_ADD_AREA); an area, once added,
+ * stays until the instance is freed. When the last ring or file goes
+ * (@holders), the queue goes back to host memory, the areas are unmapped
+ * and what user space still holds is taken back.
  * A buffer user space holds carries a user reference (@user_refs) and one
  * page pool reference; the refill ring, or the last holder for whatever
- * user space still holds, drops both. The instance, its area and the
+ * user space still holds, drops both. The instance, its areas and the
  * refill ring go with the last reference. A buffer a copy filled has no
  * page pool: its one reference goes back to the area's free list.
  */
@@ -106,7 +108,31 @@ static struct net_iov *io_zcrx_freelist_pop(struct io_zcrx_area *area)
 	return niov;
 }
 
-/* ---- the area ---- */
+/*
+ * The areas set up and counted: an area is set before it is counted, and
+ * never goes before the instance. Pairs with the store-release in
+ * io_zcrx_append_area().
+ */
+static u32 io_zcrx_nr_areas(struct io_zcrx_ifq *ifq)
+{
+	return smp_load_acquire(&ifq->nr_areas);
+}
+
+/* A free buffer of the first area, in id order, that has one. */
+static struct net_iov *io_zcrx_pop_free(struct io_zcrx_ifq *ifq)
+{
+	u32 i, nr = io_zcrx_nr_areas(ifq);
+	struct net_iov *niov;
+
+	for (i = 0; i < nr; i++) {
+		niov = io_zcrx_freelist_pop(ifq->areas[i]);
+		if (niov)
+			return niov;
+	}
+	return NULL;
+}
+
+/* ---- the areas ---- */
 
 static int io_zcrx_map_niovs(struct io_zcrx_area *area, struct sg_table *sgt,
 			     u64 len)
@@ -293,7 +319,7 @@ static void io_zcrx_unmap_area(struct io_zcrx_area *area, struct device *dev)
 static void io_zcrx_sync(struct io_zcrx_ifq *ifq, const struct net_iov *niov,
 			 u32 off, u32 len, bool for_cpu)
 {
-	struct io_zcrx_area *area = ifq->area;
+	struct io_zcrx_area *area = io_zcrx_niov_area(niov);
 
 	if (area->is_dmabuf)
 		return;
@@ -356,10 +382,23 @@ static int io_zcrx_check_area_source(const struct io_uring_zcrx_area_reg *reg)
 	return reg->addr ? 0 : -EFAULT;
 }
 
-/* Create the area of @reg for @ifq, mapped for @dev. */
-static int io_zcrx_create_area(struct io_ring_ctx *ctx,
-			       struct io_zcrx_ifq *ifq, struct device *dev,
-			       const struct io_uring_zcrx_area_reg *reg)
+/* Unmap and free @area, which no instance counts; @dev is held. */
+static void io_zcrx_drop_area(struct io_zcrx_area *area, struct device *dev)
+{
+	mutex_lock(&io_zcrx_mapped_lock);
+	io_zcrx_unmap_area(area, dev);
+	mutex_unlock(&io_zcrx_mapped_lock);
+	io_zcrx_free_area(area);
+}
+
+/*
+ * Create the area of @reg for @ifq, mapped for @dev, as area @id; it is
+ * the instance's once io_zcrx_append_area() counts it. Host memory is
+ * charged to the user and mm of the ring that registered the instance.
+ */
+static int io_zcrx_create_area(struct io_zcrx_ifq *ifq, struct device *dev,
+			       const struct io_uring_zcrx_area_reg *reg, u32 id,
+			       struct io_zcrx_area **areap)
 {
 	struct io_zcrx_area *area;
 	size_t i, nr;
@@ -382,6 +421,7 @@ static int io_zcrx_create_area(struct io_ring_ctx *ctx,
 		return -ENOMEM;
 	area->ifq = ifq;
 	area->is_dmabuf = reg->flags & IORING_ZCRX_AREA_DMABUF;
+	area->nia.id = id;
 	area->nia.shift = ifq->buf_shift;
 	area->nia.type = NET_IOV_IOURING;
 	nr = reg->len >> ifq->buf_shift;
@@ -394,7 +434,8 @@ static int io_zcrx_create_area(struct io_ring_ctx *ctx,
 	 */
 	if (!area->is_dmabuf) {
 		area->nr_pages = reg->len >> PAGE_SHIFT;
-		ret = io_account_pinned(ctx, area->nr_pages, &area->acct_user,
+		ret = io_account_pinned(ifq->acct_user, ifq->acct_mm,
+					area->nr_pages, &area->acct_user,
 					&area->acct_mm);
 		if (ret)
 			goto err_free_area;
@@ -434,32 +475,71 @@ static int io_zcrx_create_area(struct io_ring_ctx *ctx,
 	if (ret)
 		goto err_free_area;
 
-	ifq->area = area;
+	*areap = area;
 	return 0;
 
 err_free_area:
 	/* the caller holds the device */
+	io_zcrx_drop_area(area, dev);
+	return ret;
+}
+
+/*
+ * Count @area, created as area number ifq->nr_areas, as @ifq's: the
+ * areas are all host memory or all dmabufs, and at most
+ * IO_ZCRX_MAX_AREAS. With @dev, the net_device @area was mapped for, the
+ * instance must still be mapped for it: after its unregister, which
+ * unmapped the instance's areas under the same lock, a new area would
+ * stay mapped for a device that is gone (-EFAULT, as upstream).
+ */
+static int io_zcrx_append_area(struct io_zcrx_ifq *ifq,
+			       struct io_zcrx_area *area,
+			       struct net_device *dev)
+{
+	int ret = 0;
+	u32 nr;
+
 	mutex_lock(&io_zcrx_mapped_lock);
-	io_zcrx_unmap_area(area, dev);
+	nr = ifq->nr_areas;
+	if (nr && ifq->areas[0]->is_dmabuf != area->is_dmabuf)
+		ret = -EINVAL;
+	else if (nr == IO_ZCRX_MAX_AREAS)
+		ret = -EINVAL;
+	else if (dev && ifq->map_dev != dev)
+		ret = -EFAULT;
+	if (!ret) {
+		ifq->areas[nr] = area;
+		/* set before counted: pairs with io_zcrx_nr_areas() */
+		smp_store_release(&ifq->nr_areas, nr + 1);
+	}
 	mutex_unlock(&io_zcrx_mapped_lock);
-	io_zcrx_free_area(area);
 	return ret;
 }
 
 /* ---- the instance ---- */
 
+/* Unmap every area of @ifq: each once, whichever comes first. */
+static void io_zcrx_unmap_areas(struct io_zcrx_ifq *ifq)
+{
+	u32 i;
+
+	lockdep_assert_held(&io_zcrx_mapped_lock);
+
+	for (i = 0; i < ifq->nr_areas; i++)
+		io_zcrx_unmap_area(ifq->areas[i], ifq->dma_dev);
+}
+
 /*
- * Take @ifq off the list and unmap its area, in one hold of the lock: off
- * the list, no unregister unmaps the area any more, and the device might
- * go if it stayed mapped a moment longer.
+ * Take @ifq off the list and unmap its areas, in one hold of the lock:
+ * off the list, no unregister unmaps them any more, and the device might
+ * go if they stayed mapped a moment longer.
  */
 static void io_zcrx_forget_mapping(struct io_zcrx_ifq *ifq)
 {
 	mutex_lock(&io_zcrx_mapped_lock);
 	list_del_init(&ifq->map_list);
 	ifq->map_dev = NULL;
-	if (ifq->area)
-		io_zcrx_unmap_area(ifq->area, ifq->dma_dev);
+	io_zcrx_unmap_areas(ifq);
 	mutex_unlock(&io_zcrx_mapped_lock);
 }
 
@@ -485,7 +565,7 @@ static int io_zcrx_netdev_event(struct notifier_block *nb,
 			continue;
 		list_del_init(&ifq->map_list);
 		ifq->map_dev = NULL;
-		io_zcrx_unmap_area(ifq->area, ifq->dma_dev);
+		io_zcrx_unmap_areas(ifq);
 	}
 	mutex_unlock(&io_zcrx_mapped_lock);
 
@@ -506,14 +586,20 @@ static void io_zcrx_ifq_free_work(struct work_struct *work)
 {
 	struct io_zcrx_ifq *ifq = container_of(work, struct io_zcrx_ifq,
 					       free_work);
+	u32 i;
 
 	kcov_remote_start_common(ifq->kcov_handle);
 	/* nothing fires any more: no pool, no ring, no file holds it */
 	cancel_work_sync(&ifq->event_work);
 	mem_cgroup_put(ifq->event_memcg);
 	io_zcrx_forget_mapping(ifq);
-	if (ifq->area)
-		io_zcrx_free_area(ifq->area);
+	for (i = 0; i < ifq->nr_areas; i++)
+		io_zcrx_free_area(ifq->areas[i]);
+	kvfree(ifq->areas);
+	if (ifq->acct_user)
+		free_uid(ifq->acct_user);
+	if (ifq->acct_mm)
+		mmdrop(ifq->acct_mm);
 	io_free_region(&ifq->region);
 	put_device(ifq->dma_dev);
 	kfree(ifq);
@@ -584,14 +670,18 @@ static void io_zcrx_drop_user_ref(struct net_iov *niov)
 /* The ring is gone: take back every buffer user space still held. */
 static void io_zcrx_scrub(struct io_zcrx_ifq *ifq)
 {
-	struct io_zcrx_area *area = ifq->area;
+	u32 a, nr = io_zcrx_nr_areas(ifq);
+	struct io_zcrx_area *area;
 	size_t i;
 	int n;
 
-	for (i = 0; i < area->nia.num_niovs; i++) {
-		n = atomic_xchg(&area->user_refs[i], 0);
-		while (n--)
-			io_zcrx_put_niov_ref(&area->nia.niovs[i]);
+	for (a = 0; a < nr; a++) {
+		area = ifq->areas[a];
+		for (i = 0; i < area->nia.num_niovs; i++) {
+			n = atomic_xchg(&area->user_refs[i], 0);
+			while (n--)
+				io_zcrx_put_niov_ref(&area->nia.niovs[i]);
+		}
 	}
 }
 
@@ -876,6 +966,7 @@ static int io_zcrx_bind(struct io_ring_ctx *ctx, struct io_zcrx_ifq *ifq,
 {
 	const struct netdev_queue_mgmt_ops *qops;
 	struct pp_memory_provider_params p;
+	struct io_zcrx_area *area;
 	struct net_device *dev;
 	int ret;
 
@@ -896,9 +987,15 @@ static int io_zcrx_bind(struct io_ring_ctx *ctx, struct io_zcrx_ifq *ifq,
 	ret = io_zcrx_check_buf_len(reg, &ifq->buf_shift);
 	if (ret)
 		goto err_put_dev;
-	ret = io_zcrx_create_area(ctx, ifq, ifq->dma_dev, area_reg);
+	ret = io_zcrx_create_area(ifq, ifq->dma_dev, area_reg, 0, &area);
 	if (ret)
 		goto err_put_dev;
+	/* the instance is not on the list of mapped ones yet */
+	ret = io_zcrx_append_area(ifq, area, NULL);
+	if (ret) {
+		io_zcrx_drop_area(area, ifq->dma_dev);
+		goto err_put_dev;
+	}
 
 	rtnl_lock();
 	/* unregistered, or moved to another netns (and back), while unlocked */
@@ -939,8 +1036,8 @@ err_unlock:
 	 */
 	if (refcount_read(&ifq->refs) == 1) {
 		io_zcrx_forget_mapping(ifq);
-		io_zcrx_free_area(ifq->area);
-		ifq->area = NULL;
+		io_zcrx_free_area(ifq->areas[0]);
+		ifq->nr_areas = 0;
 	}
 err_put_dev:
 	dev_put(dev);
@@ -954,11 +1051,11 @@ err_put_dev:
  * space holds besides comes back at the ring's exit. Upstream tests
  * its uAPI this way, without a NIC.
  */
-static int io_zcrx_create_nodev(struct io_ring_ctx *ctx,
-				struct io_zcrx_ifq *ifq,
+static int io_zcrx_create_nodev(struct io_zcrx_ifq *ifq,
 				const struct io_uring_zcrx_ifq_reg *reg,
 				const struct io_uring_zcrx_area_reg *area_reg)
 {
+	struct io_zcrx_area *area;
 	int ret;
 
 	ret = io_zcrx_check_buf_len(reg, &ifq->buf_shift);
@@ -966,7 +1063,13 @@ static int io_zcrx_create_nodev(struct io_ring_ctx *ctx,
 		return ret;
 	if (ifq->buf_shift != PAGE_SHIFT)
 		return -EOPNOTSUPP;
-	return io_zcrx_create_area(ctx, ifq, NULL, area_reg);
+	ret = io_zcrx_create_area(ifq, NULL, area_reg, 0, &area);
+	if (ret)
+		return ret;
+	ret = io_zcrx_append_area(ifq, area, NULL);
+	if (ret)
+		io_zcrx_drop_area(area, NULL);
+	return ret;
 }
 
 /*
@@ -1078,6 +1181,20 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 	ifq = kzalloc(sizeof(*ifq), GFP_KERNEL_ACCOUNT);
 	if (!ifq)
 		return -ENOMEM;
+	ifq->areas = kvcalloc(IO_ZCRX_MAX_AREAS, sizeof(*ifq->areas),
+			      GFP_KERNEL_ACCOUNT);
+	if (!ifq->areas) {
+		kfree(ifq);
+		return -ENOMEM;
+	}
+	mutex_init(&ifq->area_lock);
+	/* this ring's creator pays for every area, whichever ring adds it */
+	if (ctx->user)
+		ifq->acct_user = get_uid(ctx->user);
+	if (ctx->mm_account) {
+		mmgrab(ctx->mm_account);
+		ifq->acct_mm = ctx->mm_account;
+	}
 	refcount_set(&ifq->holders, 1);
 	refcount_set(&ifq->refs, 1);
 	INIT_WORK(&ifq->free_work, io_zcrx_ifq_free_work);
@@ -1104,7 +1221,7 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 	if (ret)
 		goto err_erase_id;
 	if (ifq->nodev)
-		ret = io_zcrx_create_nodev(ctx, ifq, &reg, &area);
+		ret = io_zcrx_create_nodev(ifq, &reg, &area);
 	else
 		ret = io_zcrx_bind(ctx, ifq, &reg, &area);
 	if (ret)
@@ -1112,7 +1229,7 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 
 	reg.zcrx_id = id;
 	reg.rx_buf_len = 1U << ifq->buf_shift;
-	area.rq_area_token = (u64)ifq->area->nia.id << IORING_ZCRX_AREA_SHIFT;
+	area.rq_area_token = 0;
 	if (copy_to_user(arg, &reg, sizeof(reg)) ||
 	    copy_to_user(u64_to_user_ptr(reg.region_ptr), &rd, sizeof(rd)) ||
 	    copy_to_user(u64_to_user_ptr(reg.area_ptr), &area, sizeof(area))) {
@@ -1188,8 +1305,8 @@ void io_zcrx_show_fdinfo(struct seq_file *m, struct io_ring_ctx *ctx)
 			   (long long)atomic64_read(&ifq->copy_count),
 			   (long long)atomic64_read(&ifq->copy_bytes),
 			   (long long)atomic64_read(&ifq->head_bytes),
-			   READ_ONCE(ifq->area->mapped) ||
-			   READ_ONCE(ifq->area->dmabuf_sgt));
+			   READ_ONCE(ifq->areas[0]->mapped) ||
+			   READ_ONCE(ifq->areas[0]->dmabuf_sgt));
 }
 
 /* ---- the memory provider ---- */
@@ -1198,12 +1315,15 @@ void io_zcrx_show_fdinfo(struct seq_file *m, struct io_ring_ctx *ctx)
 static struct net_iov *io_zcrx_rqe_niov(struct io_zcrx_ifq *ifq,
 					const struct io_uring_zcrx_rqe *rqe)
 {
-	struct io_zcrx_area *area = ifq->area;
+	u32 nr = io_zcrx_nr_areas(ifq);
 	u64 off = READ_ONCE(rqe->off);
+	struct io_zcrx_area *area;
 	u64 idx;
 
-	if (READ_ONCE(rqe->__pad) || off >> IORING_ZCRX_AREA_SHIFT)
+	idx = off >> IORING_ZCRX_AREA_SHIFT;
+	if (READ_ONCE(rqe->__pad) || idx >= nr)
 		return NULL;
+	area = ifq->areas[array_index_nospec(idx, nr)];
 	idx = (off & ~IORING_ZCRX_AREA_MASK) >> ifq->buf_shift;
 	if (idx >= area->nia.num_niovs)
 		return NULL;
@@ -1444,6 +1564,68 @@ static int io_zcrx_export(struct io_zcrx_ifq *ifq, struct zcrx_ctrl *ctrl,
 	return 0;
 }
 
+/*
+ * ZCRX_CTRL_ADD_AREA: one more area for a live instance, of its kind and
+ * buffer size, as upstream 7.3 checks it: the area's registration is read
+ * first (-EFAULT), then the reserved words and the token (-EINVAL), then
+ * whether the instance's device is gone (-EFAULT). The token the area
+ * will have goes back before the area is made, as an area counted cannot
+ * be taken back: after a later error user space holds a token no area
+ * has. The rest fails as registration does (io_zcrx_create_area()), or
+ * with -EINVAL for an area of the other kind or the 1025th.
+ *
+ * Any ring that holds the instance may add one; the memory is charged to
+ * the user of the ring that registered it. While the area is made, the
+ * device is held: its unregister cannot end, nor its parent go, before
+ * the area is counted (and unmapped by it) or unmapped here.
+ */
+static int io_zcrx_add_area(struct io_zcrx_ifq *ifq,
+			    const struct zcrx_ctrl_area *arg)
+{
+	struct io_uring_zcrx_area_reg __user *uarea;
+	struct io_uring_zcrx_area_reg reg;
+	struct net_device *dev = NULL;
+	struct io_zcrx_area *area;
+	u64 token;
+	int ret;
+
+	uarea = u64_to_user_ptr(arg->area_ptr);
+	if (copy_from_user(&reg, uarea, sizeof(reg)))
+		return -EFAULT;
+	if (memchr_inv(arg->__resv, 0, sizeof(arg->__resv)) ||
+	    reg.rq_area_token)
+		return -EINVAL;
+
+	mutex_lock(&ifq->area_lock);
+	if (!ifq->nodev) {
+		mutex_lock(&io_zcrx_mapped_lock);
+		dev = ifq->map_dev;
+		dev_hold(dev);
+		mutex_unlock(&io_zcrx_mapped_lock);
+		ret = -EFAULT;
+		if (!dev)
+			goto out_unlock;
+	}
+
+	token = (u64)ifq->nr_areas << IORING_ZCRX_AREA_SHIFT;
+	ret = -EFAULT;
+	if (put_user(token, &uarea->rq_area_token))
+		goto out_put_dev;
+	ret = io_zcrx_create_area(ifq, dev ? ifq->dma_dev : NULL, &reg,
+				  ifq->nr_areas, &area);
+	if (ret)
+		goto out_put_dev;
+	ret = io_zcrx_append_area(ifq, area, dev);
+	if (ret)
+		io_zcrx_drop_area(area, dev ? ifq->dma_dev : NULL);
+
+out_put_dev:
+	dev_put(dev);
+out_unlock:
+	mutex_unlock(&ifq->area_lock);
+	return ret;
+}
+
 /**
  * io_zcrx_ctrl() - IORING_REGISTER_ZCRX_CTRL: an operation on an instance
  * @ctx: the ring, its uring_lock held
@@ -1458,7 +1640,8 @@ static int io_zcrx_export(struct io_zcrx_ifq *ifq, struct zcrx_ctrl *ctrl,
  * Return: 0, -EINVAL (@nr_args, or the operation's argument), -EFAULT
  * (copy, reserved words, the write-back of EXPORT), -ENXIO (no such
  * instance in this ring), -EOPNOTSUPP (an operation this kernel does not
- * run), or EXPORT's -EMFILE or -ENOMEM.
+ * run), EXPORT's -EMFILE or -ENOMEM, or ADD_AREA's errors (see
+ * io_zcrx_add_area()).
  */
 int io_zcrx_ctrl(struct io_ring_ctx *ctx, void __user *arg,
 		 unsigned int nr_args)
@@ -1485,6 +1668,8 @@ int io_zcrx_ctrl(struct io_ring_ctx *ctx, void __user *arg,
 		return io_zcrx_export(ifq, &ctrl, arg);
 	case ZCRX_CTRL_ARM_EVENT:
 		return io_zcrx_arm_event(ifq, &ctrl.zc_arm_event);
+	case ZCRX_CTRL_ADD_AREA:
+		return io_zcrx_add_area(ifq, &ctrl.zc_area);
 	}
 	return -EOPNOTSUPP;
 }
@@ -1499,7 +1684,7 @@ static netmem_ref io_zcrx_alloc_netmems(struct page_pool *pp, gfp_t gfp)
 	if (netmem)
 		return netmem;
 
-	niov = io_zcrx_freelist_pop(ifq->area);
+	niov = io_zcrx_pop_free(ifq);
 	if (!niov) {
 		io_zcrx_event(ifq, ZCRX_EVENT_ALLOC_FAIL);
 		return 0;
@@ -1600,7 +1785,7 @@ struct io_zcrx_args {
 static bool io_zcrx_post(struct io_kiocb *req, struct io_zcrx_ifq *ifq,
 			 struct net_iov *niov, u32 off, u32 len)
 {
-	struct io_zcrx_area *area = ifq->area;
+	struct io_zcrx_area *area = io_zcrx_niov_area(niov);
 	bool trace = trace_zcrx_cqe_enabled();
 	u32 idx = net_iov_idx(niov);
 	bool copied = false;
@@ -1636,7 +1821,8 @@ static int io_zcrx_recv_niov(struct io_zcrx_args *args, const skb_frag_t *frag,
 	struct io_zcrx_ifq *ifq = args->ifq;
 
 	/* another provider's buffer (devmem, another instance) */
-	if (!niov || niov->owner != &ifq->area->nia)
+	if (!niov || niov->owner->type != NET_IOV_IOURING ||
+	    io_zcrx_niov_area(niov)->ifq != ifq)
 		return -EFAULT;
 
 	off += skb_frag_off(frag);
@@ -1657,7 +1843,7 @@ static int io_zcrx_recv_niov(struct io_zcrx_args *args, const skb_frag_t *frag,
 	atomic_long_inc(&niov->pp_ref_count);
 	/* the pool reference first: pairs with io_zcrx_refill() */
 	smp_mb__before_atomic();
-	atomic_inc(&ifq->area->user_refs[net_iov_idx(niov)]);
+	atomic_inc(&io_zcrx_niov_area(niov)->user_refs[net_iov_idx(niov)]);
 	if (!io_zcrx_post(args->req, ifq, niov, off, len)) {
 		io_zcrx_drop_user_ref(niov);
 		return -ENOSPC;
@@ -1674,17 +1860,20 @@ static int io_zcrx_recv_niov(struct io_zcrx_args *args, const skb_frag_t *frag,
 static int io_zcrx_copy_chunk(struct io_zcrx_args *args, struct page *page,
 			      const void *src, unsigned long src_off, u32 len)
 {
-	struct io_zcrx_area *area = args->ifq->area;
+	struct io_zcrx_ifq *ifq = args->ifq;
+	struct io_zcrx_area *area;
 	struct net_iov *niov;
 	struct page *dst;
 	u32 copied = 0;
 	void *vaddr;
 
-	if (area->is_dmabuf)
+	/* all the areas are of one kind, and a dmabuf is never copied into */
+	if (ifq->areas[0]->is_dmabuf)
 		return -ENOMEM;
-	niov = io_zcrx_freelist_pop(area);
+	niov = io_zcrx_pop_free(ifq);
 	if (!niov)
 		return -ENOMEM;
+	area = io_zcrx_niov_area(niov);
 
 	len = min_t(u32, len, PAGE_SIZE);
 	dst = area->pages[net_iov_virtual_addr(niov) >> PAGE_SHIFT];

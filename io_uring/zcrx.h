@@ -3,6 +3,7 @@
 #define IOU_ZCRX_H
 
 #include <linux/io_uring_types.h>
+#include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/scatterlist.h>
 #include <linux/workqueue.h>
@@ -16,8 +17,10 @@ struct dma_buf_attachment;
 struct seq_file;
 
 /**
- * struct io_zcrx_area - the memory a zcrx instance receives into
- * @nia: its net_iovs, one per buffer; area id 0
+ * struct io_zcrx_area - memory a zcrx instance receives into: the one
+ *	registered with it (id 0) or one ZCRX_CTRL_ADD_AREA added
+ * @nia: its net_iovs, one per buffer; its id, the area's index in the
+ *	instance's @areas
  * @ifq: the instance
  * @user_refs: per net_iov, the buffers user space holds (CQEs posted and
  *	not yet returned through the refill ring)
@@ -64,13 +67,24 @@ struct io_zcrx_area {
 
 /**
  * struct io_zcrx_ifq - a zero-copy receive instance: one RX queue of one
- *	device, fed from one area, its buffers returned through one refill
+ *	device, fed from its areas, its buffers returned through one refill
  *	ring
- * @area: the memory
+ * @areas: the memory: IO_ZCRX_MAX_AREAS slots, of which the first
+ *	@nr_areas are set, in id order, all of one kind (host or dmabuf).
+ *	An area is set before it is counted and stays until the free
+ * @nr_areas: areas set: written with a store-release under
+ *	io_zcrx_mapped_lock and @area_lock, read with a load-acquire
+ *	anywhere; only grows
+ * @area_lock: serialises ZCRX_CTRL_ADD_AREA, from any ring that holds
+ *	the instance
+ * @acct_user: the user the registering ring charges (RLIMIT_MEMLOCK),
+ *	held, or NULL: every host area is charged to it, whichever ring
+ *	adds it
+ * @acct_mm: the mm whose pinned_vm counts those pages, held, or NULL
  * @holders: what may still receive into the instance: the ring that
  *	registered it and each ring that imported it (until they exit),
  *	and each file ZCRX_CTRL_EXPORT made (until it is closed). The last
- *	one takes the instance off its queue, unmaps the area and takes
+ *	one takes the instance off its queue, unmaps the areas and takes
  *	back every buffer user space still holds
  * @refs: one per holder and one per page pool the instance provides
  *	for; the last one frees everything in @free_work
@@ -93,8 +107,8 @@ struct io_zcrx_area {
  *	mapping, every byte copied; set at registration, then read-only
  * @netdev: the device, held, until the ring closes the queue or the
  *	device unregisters (RTNL)
- * @dma_dev: the device the area is mapped for, held
- * @map_dev: the net_device the area is mapped for, from the bind until
+ * @dma_dev: the device the areas are mapped for, held
+ * @map_dev: the net_device the areas are mapped for, from the bind until
  *	it unregisters or the instance is freed; only compared. Under the
  *	lock of the list of mapped instances.
  * @map_list: entry in the list of mapped instances while @map_dev is set
@@ -115,14 +129,18 @@ struct io_zcrx_area {
  *	an event CQE that goes to the overflow list; or NULL
  * @zc_bytes: bytes handed to user space where the NIC wrote them
  * @copy_count: frags copied into buffers because they were not in the
- *	area; the same count as zcrx_stats.copy_count, which user space
+ *	areas; the same count as zcrx_stats.copy_count, which user space
  *	may reset
  * @copy_bytes: bytes of those frags, as zcrx_stats.copy_bytes
  * @head_bytes: bytes copied from skb heads (linear parts), which
  *	zcrx_stats does not count
  */
 struct io_zcrx_ifq {
-	struct io_zcrx_area		*area;
+	struct io_zcrx_area		**areas;
+	u32				nr_areas;
+	struct mutex			area_lock;	/* ADD_AREA */
+	struct user_struct		*acct_user;
+	struct mm_struct		*acct_mm;
 	refcount_t			holders;
 	refcount_t			refs;
 	struct work_struct		free_work;
@@ -207,8 +225,10 @@ static inline int io_zcrx_ctrl(struct io_ring_ctx *ctx, void __user *arg,
 }
 #endif
 
-/* the zcrx_ctrl operations this kernel runs: FLUSH_RQ to ARM_EVENT */
-#define IO_ZCRX_CTRL_NR			(ZCRX_CTRL_ARM_EVENT + 1)
+/* the zcrx_ctrl operations this kernel runs: FLUSH_RQ to ADD_AREA */
+#define IO_ZCRX_CTRL_NR			(ZCRX_CTRL_ADD_AREA + 1)
+/* areas an instance may have, upstream's number */
+#define IO_ZCRX_MAX_AREAS		1024
 /* the zcrx_event_types this kernel posts */
 #define IO_ZCRX_EVENT_NR		(ZCRX_EVENT_COPY + 1)
 #define IO_ZCRX_EVENT_MASK		(BIT(IO_ZCRX_EVENT_NR) - 1)

@@ -171,8 +171,8 @@ TEST(the_scq_answer_is_where_the_cqes_start)
 
 /*
  * What this kernel's zcrx has: registration with no device or by import,
- * dmabuf areas, rx_buf_len, events and statistics, and three control
- * operations (FLUSH_RQ, EXPORT, ARM_EVENT). The refill ring's entries
+ * dmabuf areas, rx_buf_len, events and statistics, and four control
+ * operations (FLUSH_RQ, EXPORT, ARM_EVENT, ADD_AREA). The refill ring's entries
  * start at rq_hdr_size rounded up to the alignment, where a registration
  * puts them (zcrx's own test checks that offset). Both event types, and
  * 16 bytes of statistics on an 8-byte boundary.
@@ -186,7 +186,7 @@ TEST(zcrx_says_what_it_has_and_nothing_more)
 				   sizeof(z)));
 	EXPECT_EQ(ZCRX_REG_NODEV | ZCRX_REG_IMPORT, z.register_flags);
 	EXPECT_EQ(IORING_ZCRX_AREA_DMABUF, z.area_flags);
-	EXPECT_EQ(3, z.nr_ctrl_opcodes);
+	EXPECT_EQ(4, z.nr_ctrl_opcodes);
 	EXPECT_EQ(ZCRX_FEATURE_RX_PAGE_SIZE | ZCRX_FEATURE_EVENT, z.features);
 	EXPECT_EQ(128, z.rq_hdr_size);
 	EXPECT_EQ(64, z.rq_hdr_alignment);
