@@ -4,7 +4,8 @@
  * on queue 3 of an hdsim port: the stream lands in the registered area,
  * buffers come back through the refill ring, the ring's exit and the
  * device's removal leave nothing behind, and every bad registration or
- * request gets upstream's errno. The sender runs in a namespace on the
+ * request gets upstream's errno. An area added to the live instance
+ * (ZCRX_CTRL_ADD_AREA) receives once the first runs dry. The sender runs in a namespace on the
  * peer port.
  */
 #define _GNU_SOURCE
@@ -2633,6 +2634,144 @@ TEST_F(zcrx, a_run_naming_a_buffer_more_often_than_held_is_ignored)
 	       (unsigned long long)b / 4096, before, after);
 	EXPECT_EQ(0, reap(pid));
 	close(fd);
+}
+
+/*
+ * ZCRX_CTRL_ADD_AREA on a live instance: its first area runs dry (every
+ * buffer held, ALLOC_FAIL), an area added then takes the rest of the
+ * stream from the device, its buffers named by area id 1 in the CQEs
+ * and given back by that token; nothing is copied.
+ */
+TEST_F(zcrx, an_area_added_to_a_live_instance_receives)
+{
+	struct zcrx_event_desc ev = {
+		.user_data = 0xadda4eaULL,
+		.type_mask = 1 << ZCRX_EVENT_ALLOC_FAIL,
+	};
+	struct __kernel_timespec ts = { .tv_nsec = 100 * 1000 * 1000 };
+	struct io_uring_getevents_arg arg = { .ts = (uintptr_t)&ts };
+	size_t bytes = 4 << 20, got = 0, bad = 0, in1 = 0;
+	struct io_uring_zcrx_area_reg a = {};
+	struct io_uring_cqe *cqe;
+	unsigned int events = 0;
+	int i, fd, last = 1;
+	uint8_t *mem[2];
+	pid_t pid;
+
+	zr_ifq_free(&self->z);
+	ASSERT_EQ(0, zr_ifq_prepare(&self->z, self->env.ifindex, ZC_QUEUE,
+				    64 * 4096, RQ_ENTRIES));
+	self->z.reg.event_desc = (uintptr_t)&ev;
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	mem[0] = self->z.area_mem;
+	mem[1] = mmap(NULL, AREA_SIZE, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, mem[1]);
+	fd = devmem_env_stream(&self->env, bytes, &pid);
+	ASSERT_GE(fd, 0);
+	zr_prep_recvzc(&self->ring, fd, self->z.reg.zcrx_id, 0, 1);
+	ASSERT_EQ(1, zr_submit_wait(&self->ring, 0));
+
+	/* nothing goes back: area 0 is gone after 64 buffers */
+	for (i = 0; i < 100 && !events; i++) {
+		syscall(__NR_io_uring_enter, self->ring.fd, 0, 1,
+			IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, &arg,
+			sizeof(arg));
+		while ((cqe = zr_peek_cqe(&self->ring))) {
+			uint64_t off = zr_cqe_off(cqe);
+
+			if (cqe->user_data == ev.user_data) {
+				events++;
+			} else if (cqe->res > 0) {
+				EXPECT_EQ(0, off >> IORING_ZCRX_AREA_SHIFT);
+				bad += check_pattern(mem[0] + off, cqe->res,
+						     got);
+				got += cqe->res;
+			}
+			zr_cqe_seen(&self->ring);
+		}
+	}
+	ASSERT_EQ(1, events);
+
+	a.addr = (uintptr_t)mem[1];
+	a.len = AREA_SIZE;
+	ASSERT_EQ(0, zr_add_area(&self->ring, self->z.reg.zcrx_id, &a));
+	EXPECT_EQ(1ULL << IORING_ZCRX_AREA_SHIFT, a.rq_area_token);
+
+	/* the rest: area 1's buffers go back, area 0's stay held */
+	while (last) {
+		ASSERT_LE(0, zr_submit_wait(&self->ring, 1));
+		while ((cqe = zr_peek_cqe(&self->ring))) {
+			uint64_t off = zr_cqe_off(cqe);
+			unsigned int id = off >> IORING_ZCRX_AREA_SHIFT;
+
+			if (!(cqe->flags & IORING_CQE_F_MORE)) {
+				last = cqe->res;
+			} else if (cqe->res > 0) {
+				ASSERT_GT(2, id);
+				off &= ~IORING_ZCRX_AREA_MASK;
+				bad += check_pattern(mem[id] + off, cqe->res,
+						     got);
+				got += cqe->res;
+				if (id) {
+					in1 += cqe->res;
+					zr_return(&self->z, cqe);
+				}
+			}
+			zr_cqe_seen(&self->ring);
+		}
+		/* a full CQ ends the request: on again, as upstream's */
+		if (last == -ENOSPC) {
+			zr_prep_recvzc(&self->ring, fd, self->z.reg.zcrx_id,
+				       0, 1);
+			last = 1;
+		}
+	}
+	EXPECT_EQ(0, last);
+	EXPECT_EQ(bytes, got);
+	EXPECT_EQ(0, bad);
+	EXPECT_LT(bytes / 2, in1);
+	EXPECT_EQ(0, self->z.rq_kept);
+	EXPECT_EQ(0, zcrx_fdinfo(self->ring.fd, 0, "copy_count"));
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+	zr_ring_exit(&self->ring);
+	munmap(mem[1], AREA_SIZE);
+}
+
+/*
+ * ADD_AREA on a device instance: an area of the other kind is refused
+ * once made (its token given back, its attachment undone); once the
+ * device is gone, nothing is made and no token given back.
+ */
+TEST_F(zcrx, add_area_refuses_the_other_kind_and_a_departed_device)
+{
+	struct io_uring_zcrx_area_reg a = {};
+	size_t size = 1 << 20;
+	int dmabuf;
+
+	if (access("/dev/udmabuf", F_OK))
+		SKIP(return, "no udmabuf");
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	dmabuf = udmabuf_alloc(size, NULL);
+	ASSERT_LE(0, dmabuf);
+	a.flags = IORING_ZCRX_AREA_DMABUF;
+	a.dmabuf_fd = dmabuf;
+	a.len = size;
+	EXPECT_EQ(-EINVAL, zr_add_area(&self->ring, self->z.reg.zcrx_id, &a));
+	EXPECT_EQ(1ULL << IORING_ZCRX_AREA_SHIFT, a.rq_area_token);
+	EXPECT_EQ(0, dmabuf_attachments(dmabuf));
+	close(dmabuf);
+
+	memset(&a, 0, sizeof(a));
+	a.addr = (uintptr_t)self->z.area_mem;
+	a.len = 4096;
+	ASSERT_EQ(0, hdsim_del(self->env.dev_id));
+	self->env.dev_gone = true;
+	EXPECT_EQ(-EFAULT, zr_add_area(&self->ring, self->z.reg.zcrx_id, &a));
+	EXPECT_EQ(0, a.rq_area_token);
+	zr_ring_exit(&self->ring);
+	EXPECT_EQ(0, devmem_pools_settled(&self->env.nl, 5000));
 }
 
 TEST_HARNESS_MAIN

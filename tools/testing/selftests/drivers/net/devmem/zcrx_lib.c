@@ -281,6 +281,18 @@ int zr_flush(struct zr_ring *r, unsigned int zcrx_id)
 	return zr_register(r, IORING_REGISTER_ZCRX_CTRL, &ctrl, 0);
 }
 
+int zr_add_area(struct zr_ring *r, unsigned int zcrx_id,
+		struct io_uring_zcrx_area_reg *area)
+{
+	struct zcrx_ctrl ctrl = {
+		.zcrx_id = zcrx_id,
+		.op = ZCRX_CTRL_ADD_AREA,
+		.zc_area.area_ptr = (uintptr_t)area,
+	};
+
+	return zr_register(r, IORING_REGISTER_ZCRX_CTRL, &ctrl, 0);
+}
+
 long zr_vm_pin_kb(void)
 {
 	char line[128];

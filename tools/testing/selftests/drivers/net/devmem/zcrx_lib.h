@@ -96,5 +96,11 @@ uint64_t zr_cqe_off(const struct io_uring_cqe *cqe);
 int zr_return(struct zr_ifq *z, const struct io_uring_cqe *cqe);
 /* ZCRX_CTRL_FLUSH_RQ: the kernel takes the refill ring now; 0 or -errno */
 int zr_flush(struct zr_ring *r, unsigned int zcrx_id);
+/*
+ * ZCRX_CTRL_ADD_AREA of @area (addr, len, flags, dmabuf_fd set; the token
+ * comes back in it): 0 or -errno
+ */
+int zr_add_area(struct zr_ring *r, unsigned int zcrx_id,
+		struct io_uring_zcrx_area_reg *area);
 
 #endif

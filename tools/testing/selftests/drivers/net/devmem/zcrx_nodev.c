@@ -13,7 +13,11 @@
  * most a ring's worth of entries. Events and statistics: each copy is
  * counted in the refill region as fdinfo counts it, a COPY event posts
  * one CQE until ZCRX_CTRL_ARM_EVENT, on the ring that registered the
- * instance whichever ring received.
+ * instance whichever ring received. ZCRX_CTRL_ADD_AREA checks its area
+ * in upstream's order and gives its token back first; copies fill the
+ * areas in id order, the refill ring names a buffer of any of them, an
+ * instance takes 1024 areas, and one an importing ring adds is charged
+ * to the ring that registered the instance.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -1263,6 +1267,261 @@ TEST_F(nodev, an_importers_copies_fire_on_the_creators_ring)
 	EXPECT_EQ(-EINVAL, nodev_arm(&b, bid, ZCRX_EVENT_COPY));
 	EXPECT_EQ(0, memcmp(sent, seen, got));
 	ASSERT_EQ(pid, nodev_stream_end(self, pid, sent, seen));
+}
+
+/* An anonymous private mapping of @pages pages, read and write. */
+static void *nodev_map(unsigned int pages)
+{
+	void *p = mmap(NULL, (size_t)pages * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+TEST_F(nodev, add_area_checks_its_argument_in_upstreams_order)
+{
+	struct zcrx_ctrl c = { .op = ZCRX_CTRL_ADD_AREA };
+	struct io_uring_zcrx_area_reg a = {};
+	char *mem, *ro;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	c.zcrx_id = self->z.reg.zcrx_id;
+	mem = nodev_map(4);
+	ro = nodev_map(1);
+	ASSERT_NE(NULL, mem);
+	ASSERT_NE(NULL, ro);
+	ASSERT_EQ(0, mprotect(ro, PAGE, PROT_READ));
+
+	/* the area is read first: a fault before the reserved words */
+	c.zc_area.__resv[4] = 1;
+	EXPECT_EQ(-EFAULT, nodev_ctrl(self, &c, 0));
+	c.zc_area.area_ptr = (uintptr_t)&a;
+	a.addr = (uintptr_t)mem;
+	a.len = PAGE;
+	EXPECT_EQ(-EINVAL, nodev_ctrl(self, &c, 0));
+	c.zc_area.__resv[4] = 0;
+	/* the token is an output */
+	a.rq_area_token = 1ULL << IORING_ZCRX_AREA_SHIFT;
+	EXPECT_EQ(-EINVAL, nodev_ctrl(self, &c, 0));
+
+	/*
+	 * Then the token goes back, before the area is made: a failure
+	 * leaves it in the registration, and no area behind
+	 */
+	a.rq_area_token = 0;
+	a.len = 0;
+	EXPECT_EQ(-EFAULT, nodev_ctrl(self, &c, 0));
+	EXPECT_EQ(1ULL << IORING_ZCRX_AREA_SHIFT, a.rq_area_token);
+	a.rq_area_token = 0;
+	a.addr = (uintptr_t)mem + 1;
+	a.len = PAGE;
+	EXPECT_EQ(-EINVAL, nodev_ctrl(self, &c, 0));
+	a.rq_area_token = 0;
+	a.addr = (uintptr_t)ro;
+	EXPECT_EQ(-EFAULT, nodev_ctrl(self, &c, 0));
+	/* no device: no dmabuf to attach */
+	a.rq_area_token = 0;
+	a.addr = 0;
+	a.flags = IORING_ZCRX_AREA_DMABUF;
+	EXPECT_EQ(-EINVAL, nodev_ctrl(self, &c, 0));
+	EXPECT_EQ(1ULL << IORING_ZCRX_AREA_SHIFT, a.rq_area_token);
+
+	/* none of them was counted: ids go on from 1 */
+	a.rq_area_token = 0;
+	a.flags = 0;
+	a.addr = (uintptr_t)mem;
+	a.len = 2 * PAGE;
+	EXPECT_EQ(0, nodev_ctrl(self, &c, 0));
+	EXPECT_EQ(1ULL << IORING_ZCRX_AREA_SHIFT, a.rq_area_token);
+	a.rq_area_token = 0;
+	a.addr = (uintptr_t)mem + 2 * PAGE;
+	EXPECT_EQ(0, zr_add_area(&self->ring, self->z.reg.zcrx_id, &a));
+	EXPECT_EQ(2ULL << IORING_ZCRX_AREA_SHIFT, a.rq_area_token);
+	munmap(ro, PAGE);
+	munmap(mem, 4 * PAGE);
+}
+
+/*
+ * Receive as nodev_receive() does, into any of @nr areas of @pages pages
+ * each, area i at @mem[i]: the area id of each data CQE, in order, in
+ * @ids (up to @max of them). Returns the final CQE's res.
+ */
+static int nodev_receive_areas(struct __test_metadata *_metadata,
+			       struct _test_data_nodev *self,
+			       char *const *mem, unsigned int nr,
+			       unsigned int pages, unsigned char *seen,
+			       size_t *got, unsigned int *ids,
+			       unsigned int max, unsigned int *cqes)
+{
+	struct io_uring_cqe *cqe;
+	int res = 0, more = 1;
+
+	*cqes = 0;
+	zr_prep_recvzc(&self->ring, self->srv, self->z.reg.zcrx_id, 0, 7);
+	while (more) {
+		if (zr_submit_wait(&self->ring, 1) < 0)
+			return -errno;
+		while ((cqe = zr_peek_cqe(&self->ring))) {
+			__u64 off = zr_cqe_off(cqe);
+			unsigned int id = off >> IORING_ZCRX_AREA_SHIFT;
+
+			res = cqe->res;
+			more = cqe->flags & IORING_CQE_F_MORE;
+			if (res > 0) {
+				off &= ~IORING_ZCRX_AREA_MASK;
+				ASSERT_GT(nr, id);
+				ASSERT_GE(pages * PAGE, off + res);
+				memcpy(seen + *got, mem[id] + off, res);
+				*got += res;
+				if (*cqes < max)
+					ids[*cqes] = id;
+				++*cqes;
+			}
+			zr_cqe_seen(&self->ring);
+		}
+	}
+	return res;
+}
+
+/*
+ * With no device every byte is copied, into a free page of the first
+ * area, in id order, that has one: area 1 only once area 0 is full. The
+ * refill ring gives back a buffer of area 1 by its token, and an entry
+ * naming an area the instance does not have is a bad one.
+ */
+TEST_F(nodev, copies_fill_the_areas_in_id_order)
+{
+	size_t len = 8 * AREA_PAGES * PAGE, got = 0;
+	unsigned int ids[2 * AREA_PAGES], cqes, i;
+	struct io_uring_zcrx_area_reg a = {};
+	unsigned char *sent, *seen;
+	char *mem[2];
+	pid_t pid;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	mem[0] = self->z.area_mem;
+	mem[1] = nodev_map(AREA_PAGES);
+	ASSERT_NE(NULL, mem[1]);
+	a.addr = (uintptr_t)mem[1];
+	a.len = AREA_PAGES * PAGE;
+	ASSERT_EQ(0, zr_add_area(&self->ring, self->z.reg.zcrx_id, &a));
+	pid = nodev_stream(self, len, 23, &sent, &seen);
+	ASSERT_LE(0, pid);
+
+	EXPECT_EQ(-ENOMEM, nodev_receive_areas(_metadata, self, mem, 2,
+					       AREA_PAGES, seen, &got, ids,
+					       2 * AREA_PAGES, &cqes));
+	ASSERT_EQ(2 * AREA_PAGES, cqes);
+	for (i = 0; i < cqes; i++)
+		EXPECT_EQ(i < AREA_PAGES ? 0 : 1, ids[i]);
+
+	/* area 1's buffers back, then an entry for an area 2 */
+	for (i = 0; i < AREA_PAGES; i++)
+		nodev_rqe(self, i, a.rq_area_token + i * PAGE, 0);
+	nodev_rqe(self, AREA_PAGES, 2ULL << IORING_ZCRX_AREA_SHIFT, 0);
+	nodev_rqe(self, AREA_PAGES + 1, a.rq_area_token, 0);
+	nodev_rq_tail(self, AREA_PAGES + 2);
+	ASSERT_EQ(0, zr_flush(&self->ring, self->z.reg.zcrx_id));
+	/* the bad entry ended the flush: the one after it waits */
+	EXPECT_EQ(AREA_PAGES + 1, nodev_rq_head(self));
+	EXPECT_EQ(-ENOMEM, nodev_receive_areas(_metadata, self, mem, 2,
+					       AREA_PAGES, seen, &got, ids,
+					       2 * AREA_PAGES, &cqes));
+	ASSERT_EQ(AREA_PAGES, cqes);
+	for (i = 0; i < cqes; i++)
+		EXPECT_EQ(1, ids[i]);
+	ASSERT_GE(len, got);
+	EXPECT_EQ(0, memcmp(sent, seen, got));
+	ASSERT_EQ(pid, nodev_stream_end(self, pid, sent, seen));
+	munmap(mem[1], AREA_PAGES * PAGE);
+}
+
+/* Upstream's bound: 1024 areas, ids 0 to 1023; the 1025th is refused. */
+TEST_F(nodev, an_instance_takes_1024_areas_and_no_more)
+{
+	struct io_uring_zcrx_area_reg a = {};
+	unsigned int i, bad = 0;
+	char *mem;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	mem = nodev_map(1024);
+	ASSERT_NE(NULL, mem);
+	for (i = 1; i < 1024; i++) {
+		memset(&a, 0, sizeof(a));
+		a.addr = (uintptr_t)mem + i * PAGE;
+		a.len = PAGE;
+		bad += zr_add_area(&self->ring, self->z.reg.zcrx_id, &a) ||
+		       a.rq_area_token != (__u64)i << IORING_ZCRX_AREA_SHIFT;
+	}
+	EXPECT_EQ(0, bad);
+	memset(&a, 0, sizeof(a));
+	a.addr = (uintptr_t)mem;
+	a.len = PAGE;
+	EXPECT_EQ(-EINVAL, zr_add_area(&self->ring, self->z.reg.zcrx_id, &a));
+	EXPECT_EQ(1024ULL << IORING_ZCRX_AREA_SHIFT, a.rq_area_token);
+	/* the last area's buffer comes back by its token */
+	nodev_rqe(self, 0, 1023ULL << IORING_ZCRX_AREA_SHIFT, 0);
+	nodev_rqe(self, 1, 1024ULL << IORING_ZCRX_AREA_SHIFT, 0);
+	nodev_rq_tail(self, 2);
+	ASSERT_EQ(0, zr_flush(&self->ring, self->z.reg.zcrx_id));
+	EXPECT_EQ(2, nodev_rq_head(self));
+	zr_ring_exit(&self->ring);
+	munmap(mem, 1024 * PAGE);
+}
+
+/*
+ * An area a ring that imported the instance adds, in a process of its
+ * own, is charged to the ring that registered it: that process's pinned
+ * memory grows, the importer's does not, and all of it goes with the
+ * instance.
+ */
+TEST_F(nodev, an_area_an_importer_adds_is_charged_to_the_creator)
+{
+	long base, before, pin[2] = { -1, -1 };
+	int fd, p[2], status, i;
+	pid_t pid;
+
+	base = zr_vm_pin_kb();
+	ASSERT_LE(0, base);
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	fd = nodev_export(&self->ring, self->z.reg.zcrx_id);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pipe(p));
+	before = zr_vm_pin_kb();
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct io_uring_zcrx_area_reg a = {};
+		struct io_uring_zcrx_ifq_reg reg;
+		struct zr_ring b;
+		int id;
+
+		a.addr = (uintptr_t)nodev_map(8);
+		a.len = 8 * PAGE;
+		if (!a.addr || zr_ring_init(&b, 8, 64, 0))
+			_exit(1);
+		id = nodev_import(&b, fd, &reg);
+		pin[0] = zr_vm_pin_kb();
+		if (id < 0 || zr_add_area(&b, id, &a))
+			_exit(2);
+		pin[1] = zr_vm_pin_kb();
+		_exit(write(p[1], pin, sizeof(pin)) == sizeof(pin) ? 0 : 3);
+	}
+	close(p[1]);
+	EXPECT_EQ(sizeof(pin), read(p[0], pin, sizeof(pin)));
+	close(p[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, status);
+	EXPECT_LE(0, pin[0]);
+	EXPECT_EQ(pin[0], pin[1]);
+	EXPECT_EQ(before + 8 * PAGE / 1024, zr_vm_pin_kb());
+
+	/* the file and the ring go: the instance, and its charge, with them */
+	close(fd);
+	zr_ring_exit(&self->ring);
+	for (i = 0; i < 500 && zr_vm_pin_kb() != base; i++)
+		usleep(10000);
+	EXPECT_EQ(base, zr_vm_pin_kb());
 }
 
 TEST_HARNESS_MAIN
