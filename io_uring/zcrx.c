@@ -110,11 +110,11 @@ static struct net_iov *io_zcrx_freelist_pop(struct io_zcrx_area *area)
 
 /*
  * The areas set up and counted: an area is set before it is counted, and
- * never goes before the instance. Pairs with the store-release in
- * io_zcrx_append_area().
+ * never goes before the instance.
  */
 static u32 io_zcrx_nr_areas(struct io_zcrx_ifq *ifq)
 {
+	/* pairs with the store-release in io_zcrx_append_area() */
 	return smp_load_acquire(&ifq->nr_areas);
 }
 
@@ -1565,6 +1565,21 @@ static int io_zcrx_export(struct io_zcrx_ifq *ifq, struct zcrx_ctrl *ctrl,
 }
 
 /*
+ * The net_device the instance's areas are mapped for, held, or NULL once
+ * it has unregistered (or the instance was closed).
+ */
+static struct net_device *io_zcrx_hold_map_dev(struct io_zcrx_ifq *ifq)
+{
+	struct net_device *dev;
+
+	mutex_lock(&io_zcrx_mapped_lock);
+	dev = ifq->map_dev;
+	dev_hold(dev);
+	mutex_unlock(&io_zcrx_mapped_lock);
+	return dev;
+}
+
+/*
  * ZCRX_CTRL_ADD_AREA: one more area for a live instance, of its kind and
  * buffer size, as upstream 7.3 checks it: the area's registration is read
  * first (-EFAULT), then the reserved words and the token (-EINVAL), then
@@ -1575,9 +1590,12 @@ static int io_zcrx_export(struct io_zcrx_ifq *ifq, struct zcrx_ctrl *ctrl,
  * with -EINVAL for an area of the other kind or the 1025th.
  *
  * Any ring that holds the instance may add one; the memory is charged to
- * the user of the ring that registered it. While the area is made, the
- * device is held: its unregister cannot end, nor its parent go, before
- * the area is counted (and unmapped by it) or unmapped here.
+ * the user of the ring that registered it. A dmabuf is attached, and
+ * host memory mapped, with the device held: its unregister cannot end,
+ * nor its parent go, before the area is counted (and unmapped by it) or
+ * unmapped here. Host memory is pinned with no device held, as a pin
+ * may fault for as long as user space makes it, and an unregister must
+ * not wait for that.
  */
 static int io_zcrx_add_area(struct io_zcrx_ifq *ifq,
 			    const struct zcrx_ctrl_area *arg)
@@ -1596,15 +1614,17 @@ static int io_zcrx_add_area(struct io_zcrx_ifq *ifq,
 	    reg.rq_area_token)
 		return -EINVAL;
 
-	mutex_lock(&ifq->area_lock);
+	if (mutex_lock_killable(&ifq->area_lock))
+		return -EINTR;
 	if (!ifq->nodev) {
-		mutex_lock(&io_zcrx_mapped_lock);
-		dev = ifq->map_dev;
-		dev_hold(dev);
-		mutex_unlock(&io_zcrx_mapped_lock);
+		dev = io_zcrx_hold_map_dev(ifq);
 		ret = -EFAULT;
 		if (!dev)
 			goto out_unlock;
+		if (!(reg.flags & IORING_ZCRX_AREA_DMABUF)) {
+			dev_put(dev);
+			dev = NULL;
+		}
 	}
 
 	token = (u64)ifq->nr_areas << IORING_ZCRX_AREA_SHIFT;
@@ -1615,7 +1635,14 @@ static int io_zcrx_add_area(struct io_zcrx_ifq *ifq,
 				  ifq->nr_areas, &area);
 	if (ret)
 		goto out_put_dev;
-	ret = io_zcrx_append_area(ifq, area, dev);
+	/* host memory, pinned: mapped now, with the device held */
+	if (!ifq->nodev && !dev) {
+		dev = io_zcrx_hold_map_dev(ifq);
+		ret = dev ? io_zcrx_map_host(area, ifq->dma_dev, reg.len) :
+			    -EFAULT;
+	}
+	if (!ret)
+		ret = io_zcrx_append_area(ifq, area, dev);
 	if (ret)
 		io_zcrx_drop_area(area, dev ? ifq->dma_dev : NULL);
 
@@ -1641,7 +1668,7 @@ out_unlock:
  * (copy, reserved words, the write-back of EXPORT), -ENXIO (no such
  * instance in this ring), -EOPNOTSUPP (an operation this kernel does not
  * run), EXPORT's -EMFILE or -ENOMEM, or ADD_AREA's errors (see
- * io_zcrx_add_area()).
+ * io_zcrx_add_area(); -EINTR if killed waiting for another ring's).
  */
 int io_zcrx_ctrl(struct io_ring_ctx *ctx, void __user *arg,
 		 unsigned int nr_args)
