@@ -1299,14 +1299,16 @@ void io_zcrx_show_fdinfo(struct seq_file *m, struct io_ring_ctx *ctx)
 	unsigned long id;
 
 	xa_for_each(&ctx->zcrx_ctxs, id, ifq)
-		seq_printf(m, "Zcrx%lu:\tqueue %u buf_len %u zc_bytes %lld copy_count %lld copy_bytes %lld head_bytes %lld mapped %d\n",
+		seq_printf(m, "Zcrx%lu:\tqueue %u buf_len %u zc_bytes %lld copy_count %lld copy_bytes %lld head_bytes %lld mapped %d areas %u\n",
 			   id, ifq->if_rxq, 1U << ifq->buf_shift,
 			   (long long)atomic64_read(&ifq->zc_bytes),
 			   (long long)atomic64_read(&ifq->copy_count),
 			   (long long)atomic64_read(&ifq->copy_bytes),
 			   (long long)atomic64_read(&ifq->head_bytes),
+			   /* all of them are unmapped together */
 			   READ_ONCE(ifq->areas[0]->mapped) ||
-			   READ_ONCE(ifq->areas[0]->dmabuf_sgt));
+			   READ_ONCE(ifq->areas[0]->dmabuf_sgt),
+			   io_zcrx_nr_areas(ifq));
 }
 
 /* ---- the memory provider ---- */

@@ -2697,6 +2697,7 @@ TEST_F(zcrx, an_area_added_to_a_live_instance_receives)
 	a.len = AREA_SIZE;
 	ASSERT_EQ(0, zr_add_area(&self->ring, self->z.reg.zcrx_id, &a));
 	EXPECT_EQ(1ULL << IORING_ZCRX_AREA_SHIFT, a.rq_area_token);
+	EXPECT_EQ(2, zcrx_fdinfo(self->ring.fd, 0, "areas"));
 
 	/* the rest: area 1's buffers go back, area 0's stay held */
 	while (last) {
