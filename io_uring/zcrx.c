@@ -1718,6 +1718,12 @@ static netmem_ref io_zcrx_alloc_netmems(struct page_pool *pp, gfp_t gfp)
 		io_zcrx_event(ifq, ZCRX_EVENT_ALLOC_FAIL);
 		return 0;
 	}
+	/*
+	 * The CPU may have written it since the device last did: a copy, or
+	 * user space before the area was registered (mapped with no sync).
+	 * The device's before it writes, as a refilled buffer is.
+	 */
+	io_zcrx_sync(ifq, niov, 0, 1U << ifq->buf_shift, false);
 	niov->pp = pp;
 	pp->pages_state_hold_cnt++;
 	return net_iov_to_netmem(niov);
