@@ -410,8 +410,12 @@ static int io_zcrx_create_area(struct io_zcrx_ifq *ifq, struct device *dev,
 	/* no device to attach a dmabuf to, and a dmabuf is never copied into */
 	if ((reg->flags & IORING_ZCRX_AREA_DMABUF) && !dev)
 		return -EINVAL;
-	if (reg->len & ((1ULL << ifq->buf_shift) - 1))
-		return -ERANGE;
+	/*
+	 * A length that is not a multiple of the buffer size leaves a DMA
+	 * segment that is not either: io_zcrx_map_niovs() refuses it with
+	 * -ERANGE once the area is mapped, after the checks of its source,
+	 * as upstream does. With no device the buffers are pages.
+	 */
 	ret = io_zcrx_check_area_source(reg);
 	if (ret)
 		return ret;

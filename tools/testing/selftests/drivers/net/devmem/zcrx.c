@@ -2792,4 +2792,81 @@ TEST_F(zcrx, add_area_refuses_the_other_kind_and_a_departed_device)
 	EXPECT_EQ(0, devmem_pools_settled(&self->env.nl, 5000));
 }
 
+/*
+ * A length that is no multiple of the buffer size is refused only once
+ * the area is mapped, after its source is checked, as upstream does: an
+ * area at address 0, a dmabuf area with an address, and one at an
+ * address with nothing mapped get the errnos of those, not ERANGE.
+ */
+TEST_F(zcrx, a_misfit_length_is_checked_after_the_source)
+{
+	char *gone;
+
+	self->z.reg.rx_buf_len = 16384;
+	self->z.area.len = 20480;
+	self->z.area.addr = 0;
+	EXPECT_EQ(-EFAULT, zr_ifq_register(&self->ring, &self->z));
+	self->z.area.flags = IORING_ZCRX_AREA_DMABUF;
+	self->z.area.addr = (uintptr_t)self->z.area_mem;
+	EXPECT_EQ(-EINVAL, zr_ifq_register(&self->ring, &self->z));
+	self->z.area.flags = 0;
+	gone = mmap(NULL, 20480, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		    -1, 0);
+	ASSERT_NE(MAP_FAILED, gone);
+	munmap(gone, 20480);
+	self->z.area.addr = (uintptr_t)gone;
+	EXPECT_EQ(-EFAULT, zr_ifq_register(&self->ring, &self->z));
+	/* memory there: the misfit, after mapping */
+	self->z.area.addr = (uintptr_t)self->z.area_mem;
+	EXPECT_EQ(-ERANGE, zr_ifq_register(&self->ring, &self->z));
+	self->z.area.addr = (uintptr_t)self->z.area_mem;
+	self->z.area.len = self->z.area_len;
+	EXPECT_EQ(0, devmem_pools_settled(&self->env.nl, 5000));
+}
+
+static const char *const zc_in_refill_only[] = { "io_zcrx_refill", NULL };
+static const char *const zc_in_alloc[] = { "io_zcrx_alloc_netmems", NULL };
+
+/*
+ * Buffers the page pool takes from the area's free list reach the
+ * device synced for it, as refilled ones do: the queue's first fill
+ * and an area run dry with nothing given back take all 64 buffers of a
+ * small area from the free list, each after a sync for the device.
+ */
+TEST_F(zcrx, a_free_buffer_is_synced_for_the_device_before_the_pool_has_it)
+{
+	struct zcrx_event_desc ev = {
+		.user_data = 0xf4eeULL,
+		.type_mask = 1 << ZCRX_EVENT_ALLOC_FAIL,
+	};
+	size_t got = 0, bad = 0;
+	struct zc_syncs c;
+	int fd, err;
+	pid_t pid;
+
+	zr_ifq_free(&self->z);
+	ASSERT_EQ(0, zr_ifq_prepare(&self->z, self->env.ifindex, ZC_QUEUE,
+				    64 * 4096, 64));
+	self->z.reg.event_desc = (uintptr_t)&ev;
+	err = zc_sync_probe_start();
+	if (err == -ENOENT)
+		SKIP(return, "no kprobe events (CONFIG_KPROBE_EVENTS)");
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	fd = devmem_env_stream(&self->env, 4 << 20, &pid);
+	ASSERT_GE(fd, 0);
+	zr_prep_recvzc(&self->ring, fd, self->z.reg.zcrx_id, 0, 1);
+	ASSERT_EQ(1, zr_submit_wait(&self->ring, 0));
+	ASSERT_EQ(1, zc_hold_until_event(&self->ring, &self->z, ev.user_data,
+					 &got, &bad));
+	EXPECT_EQ(0, bad);
+	zc_sync_probe_count(_metadata, zc_in_refill_only, zc_in_alloc, &c);
+	TH_LOG("%u syncs for the device, %u from the free list",
+	       c.syncs, c.from[1]);
+	EXPECT_LE(64, c.from[1]);
+	kill(pid, SIGKILL);
+	reap(pid);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
