@@ -5,14 +5,19 @@
  * what the syscalls take (setup, enter and feature flags, the ring
  * layout), a chain is answered entry by entry, a bad entry fails alone in
  * its result, and memory that cannot be read or written, a buffer over a
- * page or a cycle fail the call with upstream's errno. Needs no device.
+ * page or a cycle fail the call with upstream's errno. zcrx's uAPI is in
+ * a header of its own, which builds alone, with upstream's layouts.
+ * Needs no device.
  */
 #define _GNU_SOURCE
+/* first, alone: it stands on its own, as upstream's does */
+#include <linux/io_uring/zcrx.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/io_uring.h>
 #include <linux/io_uring/query.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +205,28 @@ TEST(zcrx_says_what_it_has_and_nothing_more)
 	EXPECT_EQ(8, e.stats_off_alignment);
 	EXPECT_EQ(0, e.__resv1);
 	EXPECT_TRUE(q_all_bytes(e.__resv2, sizeof(e.__resv2), 0));
+}
+
+/* The sizes and offsets of upstream's zcrx uAPI, from its own header. */
+TEST(zcrx_uapi_has_upstreams_layouts_in_its_own_header)
+{
+	EXPECT_EQ(16, sizeof(struct io_uring_zcrx_rqe));
+	EXPECT_EQ(16, sizeof(struct io_uring_zcrx_cqe));
+	EXPECT_EQ(32, sizeof(struct io_uring_zcrx_offsets));
+	EXPECT_EQ(48, sizeof(struct io_uring_zcrx_area_reg));
+	EXPECT_EQ(24, offsetof(struct io_uring_zcrx_area_reg, flags));
+	EXPECT_EQ(96, sizeof(struct io_uring_zcrx_ifq_reg));
+	EXPECT_EQ(32, offsetof(struct io_uring_zcrx_ifq_reg, offsets));
+	EXPECT_EQ(64, offsetof(struct io_uring_zcrx_ifq_reg, zcrx_id));
+	EXPECT_EQ(72, offsetof(struct io_uring_zcrx_ifq_reg, event_desc));
+	EXPECT_EQ(96, sizeof(struct zcrx_event_desc));
+	EXPECT_EQ(16, offsetof(struct zcrx_event_desc, stats_offset));
+	EXPECT_EQ(16, sizeof(struct zcrx_stats));
+	EXPECT_EQ(72, sizeof(struct zcrx_ctrl));
+	EXPECT_EQ(24, offsetof(struct zcrx_ctrl, zc_area));
+	EXPECT_EQ(48, sizeof(struct zcrx_ctrl_area));
+	EXPECT_EQ(3, ZCRX_CTRL_ADD_AREA);
+	EXPECT_EQ(48, IORING_ZCRX_AREA_SHIFT);
 }
 
 TEST(a_ring_fd_answers_as_no_ring_does)
