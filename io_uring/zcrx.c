@@ -414,7 +414,7 @@ static int io_zcrx_create_area(struct io_zcrx_ifq *ifq, struct device *dev,
 	 * A length that is not a multiple of the buffer size leaves a DMA
 	 * segment that is not either: io_zcrx_map_niovs() refuses it with
 	 * -ERANGE once the area is mapped, after the checks of its source,
-	 * as upstream does. With no device the buffers are pages.
+	 * as upstream does.
 	 */
 	ret = io_zcrx_check_area_source(reg);
 	if (ret)
