@@ -492,8 +492,12 @@ host_hot_remove_case()
 	./ncdevmem -f "$IF" --hds on > /dev/null || return 1
 	bdf=$(e1000e_bdf "$IF")
 	ifindex=$(cat /sys/class/net/"$IF"/ifindex)
-	# a reader that stops: its pipe fills, the socket keeps the rest
-	socat -u TCP-LISTEN:$PORT,reuseaddr SYSTEM:"sleep 120" &
+	# a reader that stops: its pipe fills, the socket keeps the rest.
+	# The sleep is socat's child and would outlive it holding this
+	# script's output (the kselftest runner waits for that): it is
+	# killed with socat, and writes nowhere.
+	socat -u TCP-LISTEN:$PORT,reuseaddr EXEC:"sleep 120" \
+		> /dev/null 2>&1 &
 	rpid=$!
 	for i in $(seq 50); do
 		ss -Hltn "sport = :$PORT" | grep -q . && break
@@ -519,6 +523,7 @@ host_hot_remove_case()
 	echo 1 > /sys/bus/pci/devices/"$bdf"/remove || ok=0
 	left=$("$NCDEVMEM" --pools | grep "^pool [0-9]* ifindex $ifindex .*inflight [1-9]")
 	[ -z "$left" ] || { echo "# left: $left"; ok=0; }
+	pkill -P $rpid sleep
 	kill $spid $rpid 2>/dev/null
 	wait $spid $rpid 2>/dev/null
 	dma_api_clean "$dma_errors" || ok=0
