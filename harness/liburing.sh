@@ -1,25 +1,29 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # liburing's own tests, unmodified, against our kernel: test/ring-query.c
-# (IORING_REGISTER_QUERY) and test/zcrx.c (zero-copy receive).
+# (IORING_REGISTER_QUERY), test/zcrx.c (zero-copy receive) and
+# test/nop32.c, nop32-overflow.c and cq-peek-batch-mixed.c (CQE_MIXED
+# rings).
 #
 #   liburing.sh fetch   Debian's liburing source package (the version of
 #                       config/liburing-version if the archive serves it,
 #                       else the newest it serves, with a warning) into
 #                       build/liburing/src, its orig tarball checked against
 #                       the archive's SHA-256. From make deps (the set-up).
-#   liburing.sh build   the library, the two tests and the zcrx example,
+#   liburing.sh build   the library, those tests and the zcrx example,
 #                       with the package's own headers (as a user of
 #                       liburing builds them): build/liburing/src/test/
-#                       {ring-query,zcrx}.t, build/liburing/src/examples/
-#                       zcrx. From make tools.
+#                       <test>.t, build/liburing/src/examples/zcrx. From
+#                       make tools.
 #
 # run-kselftests.sh hands the directory to the guest as LIBURING_TESTS,
 # where drivers/net/devmem/liburing.sh runs them. A machine that cannot
-# fetch the package still runs make check: the two cases skip, saying so.
+# fetch the package still runs make check: the cases skip, saying so.
 . "$(dirname "$0")/lib.sh"
 
 LU=$BUILD/liburing
+# the tests of liburing's test/ that drivers/net/devmem/liburing.sh runs
+TESTS="ring-query zcrx nop32 nop32-overflow cq-peek-batch-mixed"
 WANT=$(cat "$REPO/config/liburing-version")
 ARCHIVE=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # liburing 2.15 is served by sid and forky, not by bookworm
@@ -74,14 +78,17 @@ fetch()
 
 build()
 {
-	local t
+	local t built
 
 	if [ ! -f "$LU/src/configure" ]; then
 		warn "liburing: no source in $LU/src (make deps fetches it): liburing.sh will skip"
 		return 0
 	fi
-	if [ -x "$LU/src/test/ring-query.t" ] && [ -x "$LU/src/test/zcrx.t" ] &&
-	   [ -x "$LU/src/examples/zcrx" ]; then
+	built=1
+	for t in $TESTS; do
+		[ -x "$LU/src/test/$t.t" ] || built=0
+	done
+	if [ $built = 1 ] && [ -x "$LU/src/examples/zcrx" ]; then
 		say "liburing $(cat "$LU/version"): tests built in $LU/src/test"
 		return 0
 	fi
@@ -89,12 +96,12 @@ build()
 		cd "$LU/src" &&
 		./configure > "$LU/build.log" 2>&1 &&
 		make -j"$JOBS" -C src >> "$LU/build.log" 2>&1 &&
-		for t in ring-query zcrx; do
+		for t in $TESTS; do
 			make -C test "$t.t" >> "$LU/build.log" 2>&1 || exit 1
 		done &&
 		make -C examples zcrx >> "$LU/build.log" 2>&1
 	) || die "liburing: build failed (log: $LU/build.log)"
-	say "liburing $(cat "$LU/version"): ring-query.t and zcrx.t built in $LU/src/test, the zcrx example in $LU/src/examples"
+	say "liburing $(cat "$LU/version"): $TESTS built in $LU/src/test, the zcrx example in $LU/src/examples"
 }
 
 case "${1:-}" in
