@@ -1159,7 +1159,7 @@ int io_register_zcrx_ifq(struct io_ring_ctx *ctx,
 	if (!capable(CAP_NET_ADMIN))
 		return -EPERM;
 	if (!(ctx->flags & IORING_SETUP_DEFER_TASKRUN) ||
-	    !(ctx->flags & IORING_SETUP_CQE32))
+	    !(ctx->flags & (IORING_SETUP_CQE32 | IORING_SETUP_CQE_MIXED)))
 		return -EINVAL;
 	if (copy_from_user(&reg, arg, sizeof(reg)))
 		return -EFAULT;
