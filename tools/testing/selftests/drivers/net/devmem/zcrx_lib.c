@@ -79,9 +79,10 @@ int zr_ring_init_raw(struct zr_ring *r, unsigned int entries,
 int zr_ring_init(struct zr_ring *r, unsigned int entries,
 		 unsigned int cq_entries, unsigned int flags)
 {
+	if (!(flags & IORING_SETUP_CQE_MIXED))
+		flags |= IORING_SETUP_CQE32;
 	return zr_ring_init_raw(r, entries, cq_entries,
-				flags | IORING_SETUP_CQE32 |
-				IORING_SETUP_SINGLE_ISSUER |
+				flags | IORING_SETUP_SINGLE_ISSUER |
 				IORING_SETUP_DEFER_TASKRUN);
 }
 
@@ -126,17 +127,33 @@ int zr_submit_wait(struct zr_ring *r, unsigned int wait)
 
 struct io_uring_cqe *zr_peek_cqe(struct zr_ring *r)
 {
-	unsigned int head = *r->cq_head;
+	/* a CQE32 ring's entries are two of the 16-byte struct each */
+	unsigned int shift = !!(r->flags & IORING_SETUP_CQE32);
+	struct io_uring_cqe *cqe;
+	unsigned int head;
 
-	if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
-		return NULL;
-	/* 32-byte CQEs: two slots of the 16-byte struct each */
-	return &r->cqes[(head & *r->cq_mask) << 1];
+	for (;;) {
+		head = *r->cq_head;
+		if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
+			return NULL;
+		cqe = &r->cqes[(head & *r->cq_mask) << shift];
+		if (!(r->flags & IORING_SETUP_CQE_MIXED) ||
+		    !(cqe->flags & IORING_CQE_F_SKIP))
+			return cqe;
+		r->skips++;
+		__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
+	}
 }
 
 void zr_cqe_seen(struct zr_ring *r)
 {
-	__atomic_store_n(r->cq_head, *r->cq_head + 1, __ATOMIC_RELEASE);
+	unsigned int head = *r->cq_head, n = 1;
+
+	/* a CQE_MIXED ring's 32-byte CQE takes two entries */
+	if ((r->flags & IORING_SETUP_CQE_MIXED) &&
+	    (r->cqes[head & *r->cq_mask].flags & IORING_CQE_F_32))
+		n = 2;
+	__atomic_store_n(r->cq_head, head + n, __ATOMIC_RELEASE);
 }
 
 uint64_t zr_cqe_off(const struct io_uring_cqe *cqe)

@@ -19,16 +19,19 @@ struct zr_ring {
 	unsigned int *sq_head, *sq_tail, *sq_mask, *sq_array;
 	struct io_uring_sqe *sqes;
 	unsigned int sq_entries;
-	/* CQ: 32-byte CQEs */
+	/* CQ: 32-byte CQEs, or 16 and 32 on a CQE_MIXED ring */
 	unsigned int *cq_head, *cq_tail, *cq_mask;
+	/* a CQE_MIXED ring's fillers zr_peek_cqe() passed over */
+	unsigned int skips;
 	struct io_uring_cqe *cqes;
 	void *sq_ring, *cq_ring;
 	size_t sq_ring_sz, cq_ring_sz, sqes_sz;
 };
 
 /*
- * 0 or -errno; @flags are added to CQE32 | SINGLE_ISSUER | DEFER_TASKRUN,
- * @cq_entries (0: twice @entries) sizes the CQ
+ * 0 or -errno; @flags are added to SINGLE_ISSUER | DEFER_TASKRUN and
+ * CQE32 (unless they have CQE_MIXED), @cq_entries (0: twice @entries)
+ * sizes the CQ
  */
 int zr_ring_init(struct zr_ring *r, unsigned int entries,
 		 unsigned int cq_entries, unsigned int flags);
@@ -46,7 +49,10 @@ int zr_ring_exit_sync(struct zr_ring *r);
 struct io_uring_sqe *zr_get_sqe(struct zr_ring *r);
 /* submit what was queued, wait for @wait CQEs: io_uring_enter's result */
 int zr_submit_wait(struct zr_ring *r, unsigned int wait);
-/* the next CQE, or NULL; zr_cqe_seen() consumes it */
+/*
+ * the next CQE, or NULL; zr_cqe_seen() consumes it. A CQE_MIXED ring's
+ * fillers are consumed on the way, and counted in skips.
+ */
 struct io_uring_cqe *zr_peek_cqe(struct zr_ring *r);
 void zr_cqe_seen(struct zr_ring *r);
 int zr_register(struct zr_ring *r, unsigned int op, void *arg,

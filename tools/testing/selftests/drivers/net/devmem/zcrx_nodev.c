@@ -270,6 +270,10 @@ static int nodev_receive(struct __test_metadata *_metadata,
 				continue;
 			res = cqe->res;
 			more = cqe->flags & IORING_CQE_F_MORE;
+			/* a CQE_MIXED ring's data CQEs are its 32-byte ones */
+			if (self->ring.flags & IORING_SETUP_CQE_MIXED)
+				EXPECT_EQ(res > 0,
+					  !!(cqe->flags & IORING_CQE_F_32));
 			if (res > 0) {
 				EXPECT_EQ(self->z.area.rq_area_token,
 					  off & IORING_ZCRX_AREA_MASK);
@@ -353,6 +357,49 @@ TEST_F(nodev, copies_a_loopback_stream_into_the_area)
 	/* every byte counted as a copy, none as zero-copy */
 	EXPECT_EQ(len, nodev_fdinfo_copied(self->ring.fd,
 					   self->z.reg.zcrx_id));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, status);
+	free(sent);
+	free(seen);
+}
+
+/*
+ * On a CQE_MIXED ring a data CQE takes 32 bytes, IORING_CQE_F_32 set, and
+ * the end of the stream 16. With the ring's head and tail at its last
+ * entry (15 NOPs posted and seen), the first data CQE leaves a filler
+ * there and starts at the first entry; the stream arrives whole.
+ */
+TEST_F(nodev, a_mixed_ring_takes_32_byte_data_cqes_and_wraps_none)
+{
+	size_t len = AREA_PAGES * PAGE / 4, got = 0;
+	unsigned char *sent, *seen;
+	struct io_uring_sqe *sqe;
+	unsigned int i, cqes;
+	int status;
+	pid_t pid;
+
+	zr_ring_exit(&self->ring);
+	ASSERT_EQ(0, zr_ring_init(&self->ring, 16, 16,
+				  IORING_SETUP_CQE_MIXED));
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	for (i = 0; i < 15; i++) {
+		sqe = zr_get_sqe(&self->ring);
+		ASSERT_NE(NULL, sqe);
+		sqe->opcode = IORING_OP_NOP;
+	}
+	ASSERT_EQ(15, zr_submit_wait(&self->ring, 15));
+	for (i = 0; i < 15; i++) {
+		ASSERT_NE(NULL, zr_peek_cqe(&self->ring));
+		zr_cqe_seen(&self->ring);
+	}
+	pid = nodev_stream(self, len, 7, &sent, &seen);
+	ASSERT_LE(0, pid);
+
+	EXPECT_EQ(0, nodev_receive(_metadata, self, len, seen, &got, &cqes));
+	EXPECT_EQ(len, got);
+	EXPECT_EQ(0, memcmp(sent, seen, len));
+	EXPECT_LE(1, cqes);
+	EXPECT_EQ(1, self->ring.skips);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, status);
 	free(sent);
