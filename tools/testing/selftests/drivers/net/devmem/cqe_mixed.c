@@ -4,9 +4,10 @@
  * 16 and of 32 bytes in one CQ ring of 16-byte entries. What setup
  * refuses, IORING_NOP_CQE32, and what must count CQEs rather than ring
  * entries: a timeout's completion count, IOSQE_IO_DRAIN and the ring's
- * fdinfo. liburing's own nop32, nop32-overflow and cq-peek-batch-mixed
- * tests (liburing.sh) check the filler at the ring's end and the overflow
- * list. Needs no device.
+ * fdinfo; and the order of CQEs when a 32-byte one overflows. liburing's
+ * own nop32, nop32-overflow and cq-peek-batch-mixed tests (liburing.sh)
+ * check the filler at the ring's end and the overflow list. Needs no
+ * device.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,13 +37,17 @@ static void mixed_nop(struct zr_ring *r, __u64 ud, __u32 nop_flags,
 	sqe->user_data = ud;
 }
 
-/* the next CQE within @ms milliseconds, or NULL */
+/*
+ * The next CQE within @ms milliseconds, or NULL. Entering with GETEVENTS
+ * and nothing to wait for flushes the overflow list.
+ */
 static struct io_uring_cqe *mixed_next(struct zr_ring *r, int ms)
 {
 	struct io_uring_cqe *cqe;
 
 	while (!(cqe = zr_peek_cqe(r)) && ms-- > 0) {
-		zr_submit_wait(r, 0);
+		syscall(__NR_io_uring_enter, r->fd, 0, 0,
+			IORING_ENTER_GETEVENTS, NULL, 0);
 		usleep(1000);
 	}
 	return cqe;
@@ -180,6 +186,42 @@ TEST(a_drained_request_waits_for_cqes_not_ring_entries)
 		ASSERT_NE(NULL, cqe) TH_LOG("CQE %d never came", i);
 		EXPECT_EQ(i, cqe->user_data);
 		EXPECT_EQ(0, cqe->res);
+		zr_cqe_seen(&r);
+	}
+	zr_ring_exit(&r);
+}
+
+/*
+ * A 32-byte CQE that finds one entry free, not the ring's last, goes to
+ * the overflow list; the 16-byte CQE after it must not take that entry
+ * ahead of it. The CQEs arrive in the order of their requests.
+ */
+TEST(an_overflowed_32_byte_cqe_is_not_overtaken)
+{
+	struct io_uring_cqe *cqe;
+	struct zr_ring r;
+	__u64 ud;
+
+	/* 4 entries; head 3, tail 4: entries 0 to 2 free */
+	ASSERT_EQ(0, zr_ring_init_raw(&r, 4, 4, IORING_SETUP_CQE_MIXED));
+	for (ud = 1; ud <= 4; ud++)
+		mixed_nop(&r, ud, 0, 0, 0);
+	ASSERT_EQ(4, zr_submit_wait(&r, 4));
+	for (ud = 1; ud <= 3; ud++) {
+		ASSERT_NE(NULL, zr_peek_cqe(&r));
+		zr_cqe_seen(&r);
+	}
+	/* 5 and 6 take entries 0 and 1, 7 overflows, then 8 */
+	mixed_nop(&r, 5, 0, 0, 0);
+	mixed_nop(&r, 6, 0, 0, 0);
+	mixed_nop(&r, 7, IORING_NOP_CQE32, 70, 0);
+	mixed_nop(&r, 8, 0, 0, 0);
+	ASSERT_EQ(4, zr_submit_wait(&r, 0));
+	for (ud = 4; ud <= 8; ud++) {
+		cqe = mixed_next(&r, 1000);
+		ASSERT_NE(NULL, cqe) TH_LOG("CQE %llu never came", ud);
+		EXPECT_EQ(ud, cqe->user_data);
+		EXPECT_EQ(ud == 7 ? IORING_CQE_F_32 : 0, cqe->flags);
 		zr_cqe_seen(&r);
 	}
 	zr_ring_exit(&r);

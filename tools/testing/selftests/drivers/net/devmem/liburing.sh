@@ -2,17 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # liburing's own tests of the io_uring uAPI this kernel takes from
 # upstream, built unmodified with liburing's own headers: test/ring-query.c
-# (IORING_REGISTER_QUERY, always with no ring), test/zcrx.c (zero-copy
-# receive with no device, over loopback), and test/nop32.c,
-# nop32-overflow.c and cq-peek-batch-mixed.c (CQE_MIXED rings, which zcrx
-# takes: 32-byte CQEs, the filler at the ring's end, the overflow list);
-# and liburing's example server,
-# examples/zcrx.c, receiving a stream from a peer namespace on an hdsim
-# queue, each byte checked against the pattern it expects, every payload
-# byte written by the device into the area. LIBURING_TESTS names the
-# directory of the test binaries, the example beside it in ../examples
-# (make check builds them from Debian's liburing source package); without
-# it all skip.
+# (IORING_REGISTER_QUERY, always with no ring) and test/zcrx.c (zero-copy
+# receive with no device, over loopback); test/nop32.c, nop32-overflow.c
+# and cq-peek-batch-mixed.c (CQE_MIXED rings, which zcrx takes: 32-byte
+# CQEs, the filler at the ring's end, the overflow list); and liburing's
+# example server, examples/zcrx.c, receiving a stream from a peer
+# namespace on an hdsim queue, each byte checked against the pattern it
+# expects, every payload byte written by the device into the area.
+# LIBURING_TESTS names the directory of the test binaries, the example
+# beside it in ../examples (make check builds them from Debian's liburing
+# source package); without it all skip.
 #
 # A liburing test exits 0 when it passed, 77 when it skipped (its last
 # line says why) and with anything else when it failed.
