@@ -53,6 +53,31 @@ static struct io_uring_cqe *mixed_next(struct zr_ring *r, int ms)
 	return cqe;
 }
 
+/*
+ * Consume the next CQE, waiting up to a second for it, and check that it
+ * is @ud's, with @res and @flags; a 32-byte one's second half goes to
+ * @big if given. False if none came.
+ */
+static bool mixed_take(struct __test_metadata *_metadata, struct zr_ring *r,
+		       __u64 ud, int res, __u32 flags, __u64 *big)
+{
+	struct io_uring_cqe *cqe = mixed_next(r, 1000);
+
+	if (!cqe) {
+		TH_LOG("CQE %llu never came", (unsigned long long)ud);
+		return false;
+	}
+	EXPECT_EQ(ud, cqe->user_data);
+	EXPECT_EQ(res, cqe->res);
+	EXPECT_EQ(flags, cqe->flags);
+	if (big) {
+		big[0] = cqe->big_cqe[0];
+		big[1] = cqe->big_cqe[1];
+	}
+	zr_cqe_seen(r);
+	return true;
+}
+
 TEST(setup_refuses_mixed_with_cqe32_and_a_cq_of_one_entry)
 {
 	struct zr_ring r;
@@ -67,8 +92,8 @@ TEST(setup_refuses_mixed_with_cqe32_and_a_cq_of_one_entry)
 
 TEST(nop_cqe32_needs_a_ring_of_32_byte_cqes_and_takes_no_other_flag)
 {
-	struct io_uring_cqe *cqe;
 	struct zr_ring r;
+	__u64 big[2];
 
 	/* both SQEs submitted, though the first fails */
 	ASSERT_EQ(0, zr_ring_init_raw(&r, 8, 0, IORING_SETUP_SUBMIT_ALL));
@@ -76,29 +101,17 @@ TEST(nop_cqe32_needs_a_ring_of_32_byte_cqes_and_takes_no_other_flag)
 	/* bit 0 is upstream's IORING_NOP_INJECT_RESULT, which 6.1 lacks */
 	mixed_nop(&r, 2, 1, 0, 0);
 	ASSERT_EQ(2, zr_submit_wait(&r, 2));
-	cqe = zr_peek_cqe(&r);
-	ASSERT_NE(NULL, cqe);
-	EXPECT_EQ(1, cqe->user_data);
-	EXPECT_EQ(-EINVAL, cqe->res);
-	zr_cqe_seen(&r);
-	cqe = zr_peek_cqe(&r);
-	ASSERT_NE(NULL, cqe);
-	EXPECT_EQ(2, cqe->user_data);
-	EXPECT_EQ(-EINVAL, cqe->res);
-	zr_cqe_seen(&r);
+	ASSERT_TRUE(mixed_take(_metadata, &r, 1, -EINVAL, 0, NULL));
+	ASSERT_TRUE(mixed_take(_metadata, &r, 2, -EINVAL, 0, NULL));
 	zr_ring_exit(&r);
 
 	/* a CQE32 ring: the second half, and no IORING_CQE_F_32 */
 	ASSERT_EQ(0, zr_ring_init_raw(&r, 8, 0, IORING_SETUP_CQE32));
 	mixed_nop(&r, 3, IORING_NOP_CQE32, 30, 0);
 	ASSERT_EQ(1, zr_submit_wait(&r, 1));
-	cqe = zr_peek_cqe(&r);
-	ASSERT_NE(NULL, cqe);
-	EXPECT_EQ(0, cqe->res);
-	EXPECT_EQ(0, cqe->flags);
-	EXPECT_EQ(30, cqe->big_cqe[0]);
-	EXPECT_EQ(31, cqe->big_cqe[1]);
-	zr_cqe_seen(&r);
+	ASSERT_TRUE(mixed_take(_metadata, &r, 3, 0, 0, big));
+	EXPECT_EQ(30, big[0]);
+	EXPECT_EQ(31, big[1]);
 	zr_ring_exit(&r);
 
 	/* a CQE_MIXED ring: two entries, IORING_CQE_F_32 set */
@@ -107,18 +120,10 @@ TEST(nop_cqe32_needs_a_ring_of_32_byte_cqes_and_takes_no_other_flag)
 	mixed_nop(&r, 5, 0, 0, 0);
 	ASSERT_EQ(2, zr_submit_wait(&r, 3));
 	EXPECT_EQ(3, *r.cq_tail);
-	cqe = zr_peek_cqe(&r);
-	ASSERT_NE(NULL, cqe);
-	EXPECT_EQ(4, cqe->user_data);
-	EXPECT_EQ(IORING_CQE_F_32, cqe->flags);
-	EXPECT_EQ(40, cqe->big_cqe[0]);
-	EXPECT_EQ(41, cqe->big_cqe[1]);
-	zr_cqe_seen(&r);
-	cqe = zr_peek_cqe(&r);
-	ASSERT_NE(NULL, cqe);
-	EXPECT_EQ(5, cqe->user_data);
-	EXPECT_EQ(0, cqe->flags);
-	zr_cqe_seen(&r);
+	ASSERT_TRUE(mixed_take(_metadata, &r, 4, 0, IORING_CQE_F_32, big));
+	EXPECT_EQ(40, big[0]);
+	EXPECT_EQ(41, big[1]);
+	ASSERT_TRUE(mixed_take(_metadata, &r, 5, 0, 0, NULL));
 	zr_ring_exit(&r);
 }
 
@@ -130,7 +135,6 @@ TEST(a_timeout_counts_cqes_not_ring_entries)
 {
 	struct __kernel_timespec ts = { .tv_sec = 10 };
 	struct io_uring_sqe *sqe;
-	struct io_uring_cqe *cqe;
 	struct zr_ring r;
 
 	ASSERT_EQ(0, zr_ring_init_raw(&r, 8, 0, IORING_SETUP_CQE_MIXED));
@@ -143,51 +147,32 @@ TEST(a_timeout_counts_cqes_not_ring_entries)
 	mixed_nop(&r, 1, IORING_NOP_CQE32, 10, 0);
 	mixed_nop(&r, 2, IORING_NOP_CQE32, 20, 0);
 	ASSERT_EQ(3, zr_submit_wait(&r, 4));
-	cqe = mixed_next(&r, 0);
-	ASSERT_NE(NULL, cqe);
-	EXPECT_EQ(1, cqe->user_data);
-	zr_cqe_seen(&r);
-	cqe = mixed_next(&r, 0);
-	ASSERT_NE(NULL, cqe);
-	EXPECT_EQ(2, cqe->user_data);
-	zr_cqe_seen(&r);
+	ASSERT_TRUE(mixed_take(_metadata, &r, 1, 0, IORING_CQE_F_32, NULL));
+	ASSERT_TRUE(mixed_take(_metadata, &r, 2, 0, IORING_CQE_F_32, NULL));
 	/* four entries, two CQEs: the timeout still waits */
 	EXPECT_EQ(NULL, mixed_next(&r, 50));
 
 	mixed_nop(&r, 3, 0, 0, 0);
 	ASSERT_EQ(1, zr_submit_wait(&r, 2));
-	cqe = mixed_next(&r, 0);
-	ASSERT_NE(NULL, cqe);
-	EXPECT_EQ(3, cqe->user_data);
-	zr_cqe_seen(&r);
-	cqe = mixed_next(&r, 1000);
-	ASSERT_NE(NULL, cqe);
-	EXPECT_EQ(99, cqe->user_data);
-	/* completed by its count, not by its time */
-	EXPECT_EQ(0, cqe->res);
-	zr_cqe_seen(&r);
+	ASSERT_TRUE(mixed_take(_metadata, &r, 3, 0, 0, NULL));
+	/* completed by its count (res 0), not by its time (-ETIME) */
+	ASSERT_TRUE(mixed_take(_metadata, &r, 99, 0, 0, NULL));
 	zr_ring_exit(&r);
 }
 
 /* A drained NOP runs once the two 32-byte CQEs before it are posted. */
 TEST(a_drained_request_waits_for_cqes_not_ring_entries)
 {
-	struct io_uring_cqe *cqe;
 	struct zr_ring r;
-	int i;
 
 	ASSERT_EQ(0, zr_ring_init_raw(&r, 8, 0, IORING_SETUP_CQE_MIXED));
 	mixed_nop(&r, 1, IORING_NOP_CQE32, 10, 0);
 	mixed_nop(&r, 2, IORING_NOP_CQE32, 20, 0);
 	mixed_nop(&r, 3, 0, 0, IOSQE_IO_DRAIN);
 	ASSERT_EQ(3, zr_submit_wait(&r, 0));
-	for (i = 1; i <= 3; i++) {
-		cqe = mixed_next(&r, 2000);
-		ASSERT_NE(NULL, cqe) TH_LOG("CQE %d never came", i);
-		EXPECT_EQ(i, cqe->user_data);
-		EXPECT_EQ(0, cqe->res);
-		zr_cqe_seen(&r);
-	}
+	ASSERT_TRUE(mixed_take(_metadata, &r, 1, 0, IORING_CQE_F_32, NULL));
+	ASSERT_TRUE(mixed_take(_metadata, &r, 2, 0, IORING_CQE_F_32, NULL));
+	ASSERT_TRUE(mixed_take(_metadata, &r, 3, 0, 0, NULL));
 	zr_ring_exit(&r);
 }
 
@@ -198,7 +183,6 @@ TEST(a_drained_request_waits_for_cqes_not_ring_entries)
  */
 TEST(an_overflowed_32_byte_cqe_is_not_overtaken)
 {
-	struct io_uring_cqe *cqe;
 	struct zr_ring r;
 	__u64 ud;
 
@@ -207,23 +191,17 @@ TEST(an_overflowed_32_byte_cqe_is_not_overtaken)
 	for (ud = 1; ud <= 4; ud++)
 		mixed_nop(&r, ud, 0, 0, 0);
 	ASSERT_EQ(4, zr_submit_wait(&r, 4));
-	for (ud = 1; ud <= 3; ud++) {
-		ASSERT_NE(NULL, zr_peek_cqe(&r));
-		zr_cqe_seen(&r);
-	}
+	for (ud = 1; ud <= 3; ud++)
+		ASSERT_TRUE(mixed_take(_metadata, &r, ud, 0, 0, NULL));
 	/* 5 and 6 take entries 0 and 1, 7 overflows, then 8 */
 	mixed_nop(&r, 5, 0, 0, 0);
 	mixed_nop(&r, 6, 0, 0, 0);
 	mixed_nop(&r, 7, IORING_NOP_CQE32, 70, 0);
 	mixed_nop(&r, 8, 0, 0, 0);
 	ASSERT_EQ(4, zr_submit_wait(&r, 0));
-	for (ud = 4; ud <= 8; ud++) {
-		cqe = mixed_next(&r, 1000);
-		ASSERT_NE(NULL, cqe) TH_LOG("CQE %llu never came", ud);
-		EXPECT_EQ(ud, cqe->user_data);
-		EXPECT_EQ(ud == 7 ? IORING_CQE_F_32 : 0, cqe->flags);
-		zr_cqe_seen(&r);
-	}
+	for (ud = 4; ud <= 8; ud++)
+		ASSERT_TRUE(mixed_take(_metadata, &r, ud, 0,
+				       ud == 7 ? IORING_CQE_F_32 : 0, NULL));
 	zr_ring_exit(&r);
 }
 
