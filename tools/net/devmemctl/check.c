@@ -25,7 +25,11 @@
 #include <linux/ethtool_netlink.h>
 #include <linux/udmabuf.h>
 
-#include "devmemctl.h"
+#include "check.h"
+#include "flow.h"
+#include "nic.h"
+#include "pci_path.h"
+#include "prepare.h"
 
 struct checker {
 	const struct nic *nic;

@@ -15,7 +15,12 @@
 #include <arpa/inet.h>
 #include <linux/ethtool_netlink.h>
 
-#include "devmemctl.h"
+#include "check.h"
+#include "flow.h"
+#include "nic.h"
+#include "pci_path.h"
+#include "prepare.h"
+#include "request.h"
 
 static void help(FILE *out)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "devmemctl.h"
+#include "flow.h"
 
 static int parse_port(const char *text, uint16_t *port)
 {

@@ -10,7 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "devmemctl.h"
+#include "flow.h"
+#include "nic.h"
 
 /* RX queues in sysfs: every driver has them, not every one has channels */
 static int sysfs_rx_queues(const char *ifname)

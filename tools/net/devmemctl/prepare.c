@@ -20,7 +20,9 @@
 #include <unistd.h>
 #include <linux/ethtool_netlink.h>
 
-#include "devmemctl.h"
+#include "flow.h"
+#include "nic.h"
+#include "prepare.h"
 
 static const char *state_dir(void)
 {
