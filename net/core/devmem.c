@@ -18,6 +18,27 @@
  * whichever comes first: the device is closed by then and never reads or
  * writes the dmabuf again, while the tokens and skbs that still hold
  * net_iovs may outlive it by far (a PCI function removed under them).
+ *
+ * Locking, outermost first:
+ *  - RTNL: a binding's device, queues and owner; the netdevice notifier
+ *    runs under it.
+ *  - net_devmem_mapped_lock (mutex): the list of mapped bindings, and
+ *    each unmap of a listed binding; the exporter's own locks nest inside
+ *    it.
+ *  - net_devmem_user_maps_lock (mutex): the count of mapped bindings per
+ *    user, taken by the map and, inside the above, by the unmap.
+ *  - net_devmem_owners_lock (spinlock), the bindings xarray's lock and
+ *    binding->free_lock (BH): innermost, nothing taken inside them.
+ *
+ * The free work unmaps with net_devmem_mapped_lock held: it holds no
+ * reference to the device, so once the notifier has returned the driver
+ * may finish its removal and the DMA device go; holding the mutex across
+ * the unmap makes the notifier wait for an unmap that had begun. A
+ * discarded binding is taken off the list under the mutex and unmapped
+ * after it is dropped: its caller holds a reference to the device, and
+ * the driver's unregister waits for that reference (netdev_wait_allrefs)
+ * before the DMA device can go, so the notifier, under RTNL, never waits
+ * on an exporter for it.
  */
 #include <linux/cred.h>
 #include <linux/device.h>
