@@ -121,6 +121,89 @@ TEST_F(recv, reader_without_flag_gets_efault)
 	close(fd);
 }
 
+/* The kernel's struct tcp_zerocopy_receive; glibc's has its first fields */
+struct tcp_zc {
+	uint64_t address;
+	uint32_t length;
+	uint32_t recv_skip_hint;
+	uint32_t inq;
+	int32_t err;
+	uint64_t copybuf_address;
+	int32_t copybuf_len;
+	uint32_t flags;
+	uint64_t msg_control;
+	uint64_t msg_controllen;
+	uint32_t msg_flags;
+	uint32_t reserved;
+};
+
+/*
+ * TCP_ZEROCOPY_RECEIVE maps no device memory into user space (upstream's
+ * 6.12.113 "tcp: reject net_iov in zerocopy receive mapping hints"): a
+ * net_iov has no page to insert. The getsockopt maps and consumes
+ * nothing, its copy fallback fails as a plain read does (EFAULT), and the
+ * stream then reads intact with MSG_SOCK_DEVMEM.
+ */
+TEST_F(recv, zerocopy_receive_maps_no_device_memory)
+{
+	size_t bytes = 256 << 10, map_len = 64 << 10, got = 0;
+	static char copybuf[256 << 10];
+	struct tcp_zc zc = {};
+	struct rx_result r;
+	uint64_t bad = 0;
+	socklen_t len;
+	void *addr;
+	pid_t pid;
+	int fd, i;
+
+	fd = devmem_env_stream(&self->env, bytes, &pid);
+	ASSERT_GE(fd, 0);
+	wait_inq(fd, map_len);
+	addr = mmap(NULL, map_len, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, addr);
+
+	zc.address = (uintptr_t)addr;
+	zc.length = map_len;
+	len = sizeof(zc);
+	ASSERT_EQ(0, getsockopt(fd, IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE, &zc,
+				&len));
+	EXPECT_EQ(0, zc.length);
+	EXPECT_EQ(0, zc.err);
+	/* still queued, all of it */
+	EXPECT_LE(map_len, zc.inq);
+
+	memset(&zc, 0, sizeof(zc));
+	zc.address = (uintptr_t)addr;
+	zc.length = map_len;
+	zc.copybuf_address = (uintptr_t)copybuf;
+	zc.copybuf_len = sizeof(copybuf);
+	len = sizeof(zc);
+	EXPECT_EQ(-1, getsockopt(fd, IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE, &zc,
+				 &len));
+	EXPECT_EQ(EFAULT, errno);
+	munmap(addr, map_len);
+
+	while (got < bytes) {
+		devmem_recv(fd, bytes, ctrl, sizeof(ctrl), MSG_SOCK_DEVMEM, &r);
+		ASSERT_GT(r.ret, 0);
+		EXPECT_EQ(0, r.nlinear);
+		for (i = 0; i < r.ndmabuf; i++) {
+			const struct dmabuf_cmsg *f = &r.frags[i];
+			uint32_t k;
+
+			for (k = 0; k < f->frag_size; k++)
+				bad += self->env.map[f->frag_offset + k] !=
+				       pattern_at(got + k);
+			got += f->frag_size;
+		}
+		EXPECT_EQ(r.ndmabuf, dontneed_all(fd, &r));
+	}
+	EXPECT_EQ(bytes, got);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+}
+
 /*
  * A peek hands out the fragments with tokens of their own and leaves
  * the data queued, as upstream: the read that follows gets the same
