@@ -2,10 +2,10 @@
 /*
  * What the kernel's packet filters do with a devmem flow from a remote
  * peer: netfilter (log, u32, string, conntrack, queue), tc classifiers,
- * a bridge with br_netfilter and Open vSwitch's datapath. Each filter
- * that looks into the payload cannot read device memory: it must neither
- * crash nor copy it, and the flow arrives whole. See peer_lib.h for the
- * environment.
+ * a tc header rewrite, a bridge with br_netfilter and Open vSwitch's
+ * datapath. Each filter that looks into the payload cannot read device
+ * memory: it must neither crash nor copy it, and the flow arrives whole.
+ * See peer_lib.h for the environment.
  *
  * Most need options that are modules in a distribution's kernel (make
  * check's: Debian 12's own config, harness/fleet-config.sh) and that a
@@ -260,6 +260,37 @@ TEST_F(peer, tc_payload_classifiers_miss_device_memory)
 		TH_LOG("a tc payload classifier stopped the devmem flow");
 	EXPECT_EQ(0, peer_host_flow_dropped(&self->env))
 		TH_LOG("the control: the tc filters let the flow in host memory through");
+	EXPECT_EQ(0, run("tc qdisc del dev %s clsact", self->env.ifname));
+}
+
+/*
+ * tc pedit rewrites the headers of a devmem flow: they lie in the linear
+ * head, which skb_ensure_writable() makes writable on an unreadable skb
+ * as on any other (upstream's 6.12.35 "net: netmem: fix
+ * skb_ensure_writable with unreadable skbs"). The TTL of every ingress
+ * segment is set, act_csum fixes the IP checksum, and the flow arrives
+ * whole in device memory, the action having counted the segments.
+ */
+#define TC_PEDIT	"tc filter add dev %s ingress prio 1 protocol ip matchall " \
+			"action pedit ex munge ip ttl set 33 pipe action csum ip"
+
+TEST_F(peer, tc_pedit_rewrites_the_headers_of_a_devmem_flow)
+{
+	long pkts;
+
+	ASSERT_EQ(0, run("tc qdisc add dev %s clsact", self->env.ifname));
+	if (run(TC_PEDIT " 2>/dev/null", self->env.ifname)) {
+		run("tc qdisc del dev %s clsact", self->env.ifname);
+		SKIP(return, "no matchall, pedit or csum (CONFIG_NET_CLS_MATCHALL, CONFIG_NET_ACT_PEDIT, CONFIG_NET_ACT_CSUM)");
+	}
+
+	EXPECT_EQ(0, peer_flow_whole(&self->env, 256 << 10))
+		TH_LOG("the rewritten devmem flow did not arrive whole");
+	pkts = cmd_long("tc -s filter show dev %s ingress | "
+			"sed -n 's/.*Sent [0-9]* bytes \\([0-9]*\\) pkt.*/\\1/p' | head -1",
+			self->env.ifname);
+	TH_LOG("%ld segments rewritten", pkts);
+	EXPECT_LT(0, pkts);
 	EXPECT_EQ(0, run("tc qdisc del dev %s clsact", self->env.ifname));
 }
 
