@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <net/if.h>
 #include <linux/ethtool_netlink.h>
+#include <linux/genetlink.h>
 #include <linux/if_link.h>
 #include <linux/if_xdp.h>
 #include <linux/rtnetlink.h>
@@ -111,10 +112,10 @@ TEST_F(bind, family_is_upstream_netdev_v1)
 	EXPECT_EQ(0, devmem_dev_get(&self->nl, self->ifindex));
 }
 
-/* What a queue-get dump listed of two devices' 64 + 64 queues each. */
+/* What a queue-get dump listed of two devices' 128 + 128 queues each. */
 struct queue_seen {
 	int ifindex[2];
-	unsigned char seen[2][2][64];	/* [device][type][id] */
+	unsigned char seen[2][2][128];	/* [device][type][id] */
 	unsigned int others, twice;
 };
 
@@ -140,42 +141,64 @@ static int queue_seen_cb(const struct nlmsghdr *nlh, void *data)
 	}
 	for (d = 0; d < 2 && ifindex != qs->ifindex[d]; d++)
 		;
-	if (d == 2 || type < 0 || type > 1 || id < 0 || id >= 64)
+	if (d == 2 || type < 0 || type > 1 || id < 0 || id >= 128)
 		qs->others++;
 	else if (qs->seen[d][type][id]++)
 		qs->twice++;
 	return MNL_CB_OK;
 }
 
-/* A queue-get dump through a 4 KiB buffer: its replies, or -errno. */
-static int queue_dump(struct devmem_nl *nl, struct queue_seen *qs)
+/*
+ * A queue-get dump of the caller's namespace, read through a 4 KiB buffer
+ * on a socket of its own: the kernel sizes dump replies to the largest
+ * read the socket has seen, at least a page less its overhead. Returns
+ * the replies, or -errno.
+ */
+static int queue_dump(uint16_t family, struct queue_seen *qs)
 {
-	unsigned int replies = 0;
+	unsigned int portid, replies = 0;
 	struct genlmsghdr *genl;
+	struct mnl_socket *nl;
 	struct nlmsghdr *nlh;
 	char buf[4096];
 	int ret;
 
+	nl = mnl_socket_open(NETLINK_GENERIC);
+	if (!nl)
+		return -errno;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	portid = mnl_socket_get_portid(nl);
 	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = nl->netdev_family;
+	nlh->nlmsg_type = family;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = ++nl->seq;
+	nlh->nlmsg_seq = 1;
 	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
 	genl->cmd = UP_NETDEV_CMD_QUEUE_GET;
 	genl->version = UP_NETDEV_FAMILY_VERSION;
-	if (mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		ret = -errno;
+		goto out;
+	}
 	do {
-		ret = mnl_socket_recvfrom(nl->sock, buf, sizeof(buf));
-		if (ret <= 0)
-			return ret ? -errno : -EPIPE;
+		ret = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		if (ret <= 0) {
+			ret = ret ? -errno : -EPIPE;
+			goto out;
+		}
 		replies++;
-		ret = mnl_cb_run(buf, ret, nl->seq, nl->portid, queue_seen_cb,
-				 qs);
-		if (ret < 0)
-			return -errno;
+		ret = mnl_cb_run(buf, ret, 1, portid, queue_seen_cb, qs);
+		if (ret < 0) {
+			ret = -errno;
+			goto out;
+		}
 	} while (ret > 0);
-	return replies;
+	ret = replies;
+out:
+	mnl_socket_close(nl);
+	return ret;
 }
 
 /*
@@ -183,8 +206,8 @@ static int queue_dump(struct devmem_nl *nl, struct queue_seen *qs)
  * RX and TX positions within a device restart at 0 for the next device,
  * and a device that did not fit resumes where it stopped (upstream's
  * 6.12.7 "netdev: fix repeated netlink messages in queue dump"). A veth
- * pair of 64 RX and 64 TX queues each, read through a 4 KiB buffer, which
- * the kernel sizes its dump replies to; a pair that is down adds nothing.
+ * pair of 128 RX and 128 TX queues each, about 25 KiB of replies read
+ * 4 KiB at a time; a pair that is down adds nothing.
  * With every device down the dump is its end alone, no empty message
  * (6.12.7's "netdev-genl: avoid empty messages in queue dump").
  */
@@ -195,29 +218,29 @@ TEST(queue_dump_lists_each_queue_once_across_replies)
 	int d, t, i, replies;
 
 	ASSERT_EQ(0, unshare(CLONE_NEWNET));
-	ASSERT_EQ(0, run("ip link add dq0 numtxqueues 64 numrxqueues 64 type veth peer name dq1 numtxqueues 64 numrxqueues 64"));
-	ASSERT_EQ(0, run("ip link add dd0 numtxqueues 64 numrxqueues 64 type veth peer name dd1 numtxqueues 64 numrxqueues 64"));
+	ASSERT_EQ(0, run("ip link add dq0 numtxqueues 128 numrxqueues 128 type veth peer name dq1 numtxqueues 128 numrxqueues 128"));
+	ASSERT_EQ(0, run("ip link add dd0 numtxqueues 128 numrxqueues 128 type veth peer name dd1 numtxqueues 128 numrxqueues 128"));
 	ASSERT_EQ(0, run("ip link set dq0 up && ip link set dq1 up"));
 	qs.ifindex[0] = if_nametoindex("dq0");
 	qs.ifindex[1] = if_nametoindex("dq1");
 	ASSERT_EQ(0, devmem_nl_open(&nl));
 
-	replies = queue_dump(&nl, &qs);
+	replies = queue_dump(nl.netdev_family, &qs);
 	TH_LOG("%d replies", replies);
-	/* the dump took several skbs, or it tested nothing */
-	EXPECT_LT(3, replies);
+	/* the dump took several replies, or it tested nothing */
+	EXPECT_LT(4, replies);
 	EXPECT_EQ(0, qs.twice);
 	/* lo and the pair that is down: nothing */
 	EXPECT_EQ(0, qs.others);
 	for (d = 0; d < 2; d++)
 		for (t = 0; t < 2; t++)
-			for (i = 0; i < 64; i++)
+			for (i = 0; i < 128; i++)
 				EXPECT_EQ(1, qs.seen[d][t][i]) {
 					TH_LOG("device %d type %d queue %d", d, t, i);
 				}
 
 	ASSERT_EQ(0, run("ip link set dq0 down && ip link set dq1 down"));
-	EXPECT_EQ(1, queue_dump(&nl, &none));
+	EXPECT_EQ(1, queue_dump(nl.netdev_family, &none));
 	EXPECT_EQ(0, none.others);
 	devmem_nl_close(&nl);
 }
