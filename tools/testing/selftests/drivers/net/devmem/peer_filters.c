@@ -294,6 +294,44 @@ TEST_F(peer, tc_pedit_rewrites_the_headers_of_a_devmem_flow)
 	EXPECT_EQ(0, run("tc qdisc del dev %s clsact", self->env.ifname));
 }
 
+/*
+ * nft's payload set writing past the headers would write device memory,
+ * which the CPU must not: skb_ensure_writable() refuses it on an
+ * unreadable skb, the statement breaks the rule (the counter after it
+ * never counts), and the devmem flow arrives whole and unchanged. The
+ * control: on a flow in host memory the same rule writes and counts.
+ */
+/* 4 bytes at 32 past the TCP header, the payload's first (the peer's
+ * timestamps make the header 32 bytes); segments of over 100 bytes only,
+ * so that no SYN has its options written
+ */
+#define PL_RULE		"nft add rule inet devmem_pl in tcp dport %d " \
+			"meta length gt 100 @th,256,32 set 0x0 counter"
+#define PL_COUNT	"nft list chain inet devmem_pl in | awk '/dport %d/ " \
+			"{ for (i = 1; i < NF; i++) if ($i == \"packets\") print $(i + 1) }'"
+
+TEST_F(peer, nft_payload_set_cannot_write_device_memory)
+{
+	ASSERT_EQ(0, run("nft add table inet devmem_pl"));
+	ASSERT_EQ(0, run("nft add chain inet devmem_pl in %s",
+			 "'{ type filter hook input priority 0; }'"));
+	if (run(PL_RULE " 2>/dev/null", PORT_DEVMEM)) {
+		run("nft delete table inet devmem_pl");
+		SKIP(return, "no nft payload set (CONFIG_NF_TABLES)");
+	}
+	ASSERT_EQ(0, run(PL_RULE, PORT_HOST));
+
+	EXPECT_EQ(0, peer_flow_whole(&self->env, 256 << 10))
+		TH_LOG("the devmem flow did not arrive whole, or was written");
+	/* every write into device memory refused, every segment uncounted */
+	EXPECT_EQ(0, cmd_long(PL_COUNT, PORT_DEVMEM));
+	/* the control: data arrives on the host flow, written, and counted */
+	EXPECT_EQ(-EPROTO, peer_host_flow_dropped(&self->env));
+	EXPECT_LT(0, cmd_long(PL_COUNT, PORT_HOST));
+	run("nft list chain inet devmem_pl in | grep counter | sed 's/^/# /'");
+	EXPECT_EQ(0, run("nft delete table inet devmem_pl"));
+}
+
 /* a segment whose payload holds the pattern anywhere */
 #define STRING_RULE	"iptables %s INPUT -p tcp --dport %d -m string --algo bm " \
 			"--hex-string '|010203040506|' -j DROP"
