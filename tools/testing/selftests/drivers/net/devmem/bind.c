@@ -211,6 +211,8 @@ out:
  * With every device down the dump is its end alone, no empty message
  * (6.12.7's "netdev-genl: avoid empty messages in queue dump").
  */
+#define QUEUES_128	"numtxqueues 128 numrxqueues 128"
+
 TEST(queue_dump_lists_each_queue_once_across_replies)
 {
 	struct queue_seen qs = {}, none = {};
@@ -218,8 +220,10 @@ TEST(queue_dump_lists_each_queue_once_across_replies)
 	int d, t, i, replies;
 
 	ASSERT_EQ(0, unshare(CLONE_NEWNET));
-	ASSERT_EQ(0, run("ip link add dq0 numtxqueues 128 numrxqueues 128 type veth peer name dq1 numtxqueues 128 numrxqueues 128"));
-	ASSERT_EQ(0, run("ip link add dd0 numtxqueues 128 numrxqueues 128 type veth peer name dd1 numtxqueues 128 numrxqueues 128"));
+	ASSERT_EQ(0, run("ip link add dq0 " QUEUES_128 " type veth peer name dq1 "
+			 QUEUES_128));
+	ASSERT_EQ(0, run("ip link add dd0 " QUEUES_128 " type veth peer name dd1 "
+			 QUEUES_128));
 	ASSERT_EQ(0, run("ip link set dq0 up && ip link set dq1 up"));
 	qs.ifindex[0] = if_nametoindex("dq0");
 	qs.ifindex[1] = if_nametoindex("dq1");

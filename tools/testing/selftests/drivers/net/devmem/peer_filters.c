@@ -273,6 +273,9 @@ TEST_F(peer, tc_payload_classifiers_miss_device_memory)
  */
 #define TC_PEDIT	"tc filter add dev %s ingress prio 1 protocol ip matchall " \
 			"action pedit ex munge ip ttl set 33 pipe action csum ip"
+#define TC_PEDIT_OPTS	"CONFIG_NET_CLS_MATCHALL, CONFIG_NET_ACT_PEDIT, CONFIG_NET_ACT_CSUM"
+/* the packets the filter's first action counted */
+#define TC_SENT_PKTS	"sed -n 's/.*Sent [0-9]* bytes \\([0-9]*\\) pkt.*/\\1/p' | head -1"
 
 TEST_F(peer, tc_pedit_rewrites_the_headers_of_a_devmem_flow)
 {
@@ -281,13 +284,12 @@ TEST_F(peer, tc_pedit_rewrites_the_headers_of_a_devmem_flow)
 	ASSERT_EQ(0, run("tc qdisc add dev %s clsact", self->env.ifname));
 	if (run(TC_PEDIT " 2>/dev/null", self->env.ifname)) {
 		run("tc qdisc del dev %s clsact", self->env.ifname);
-		SKIP(return, "no matchall, pedit or csum (CONFIG_NET_CLS_MATCHALL, CONFIG_NET_ACT_PEDIT, CONFIG_NET_ACT_CSUM)");
+		SKIP(return, "no matchall, pedit or csum (" TC_PEDIT_OPTS ")");
 	}
 
 	EXPECT_EQ(0, peer_flow_whole(&self->env, 256 << 10))
 		TH_LOG("the rewritten devmem flow did not arrive whole");
-	pkts = cmd_long("tc -s filter show dev %s ingress | "
-			"sed -n 's/.*Sent [0-9]* bytes \\([0-9]*\\) pkt.*/\\1/p' | head -1",
+	pkts = cmd_long("tc -s filter show dev %s ingress | " TC_SENT_PKTS,
 			self->env.ifname);
 	TH_LOG("%ld segments rewritten", pkts);
 	EXPECT_LT(0, pkts);
