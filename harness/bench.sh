@@ -59,7 +59,8 @@ part_failed()
 # BENCH_ONLY=rx, large or e1000e: that part alone (rx: bind and receive
 # on hdsim, DONTNEED by batch; the others take ~4 min);
 # scale: only the large part's connections table; paths: only its
-# receive paths at MTU 1500 (recvmsg, io_uring and zcrx against copy)
+# receive paths at MTU 1500 (recvmsg, io_uring and zcrx against copy,
+# and a zcrx queue two rings share against one ring)
 ONLY=${BENCH_ONLY:-all}
 if [ "$ONLY" = all ] || [ "$ONLY" = rx ]; then
 rm -f "$OUT/bind.csv"
@@ -329,6 +330,9 @@ print("  queue: one devmem queue     rss4: 4 queues of one binding, an RSS conte
 print("  bind4: 4 bindings (4 dmabufs) on 4 queues, a receiver each with N/4 connections")
 print("  uring: one queue, one io_uring (a multishot recvmsg per connection, ncdevmem --uring --parallel)")
 print("  copy:  plain recv(), polled as devmem's")
+print("  zcrx:  one zcrx instance on one queue, one ring reading the connections in turn (ncdevmem --zcrx)")
+print("  zshare: that instance shared by a ring per connection, each in its own thread (--zcrx-rings N)")
+print("  (zcrx, zshare: cmsgs are RECV_ZC CQEs; with BENCH_ONLY=paths, 2 connections only)")
 print("goal at 64 connections: <= 25,000 cmsgs per GiB, cpu <= 1.5x one connection's, ratio <= 0.5")
 print(f"{'conns':>5} {'layout':>6} {'cmsgs':>8} {'DONTNEED':>9} {'cpu s':>7} {'ratio':>6} {'x1':>5}"
       f" {'MB/s':>7} {'tokens held':>12}")
@@ -337,7 +341,7 @@ c1 = m(one, lambda r: float(r['cpu_s']) / gib(r)) if one else 0
 for n in sorted({int(r['connections']) for r in sc}):
     c = [r for r in sc if r['layout'] == 'copy' and int(r['connections']) == n]
     cc = m(c, lambda r: float(r['cpu_s']) / gib(r)) if c else 0
-    for layout in ('queue', 'rss4', 'bind4', 'uring', 'copy'):
+    for layout in ('queue', 'rss4', 'bind4', 'uring', 'zcrx', 'zshare', 'copy'):
         rs = [r for r in sc if r['layout'] == layout and int(r['connections']) == n]
         if not rs:
             continue
@@ -349,6 +353,13 @@ for n in sorted({int(r['connections']) for r in sc}):
               f" {cpu:>7.2f} {cpu / cc if cc else 0:>6.2f} {cpu / c1 if c1 else 0:>5.2f}"
               f" {m(rs, lambda r: int(r['bytes']) / 1e6 / float(r['time_s'])):>7.1f}"
               f" {m(rs, lambda r: int(r['tokens_held_max'])) if dev else 0:>12.0f}")
+zr = {l: [r for r in sc if r['layout'] == l and int(r['connections']) == 2]
+      for l in ('zcrx', 'zshare')}
+if zr['zcrx'] and zr['zshare']:
+    per = lambda l, k: m(zr[l], lambda r: float(r[k]) / gib(r))
+    print(f"a queue shared by 2 rings / one ring, 2 connections: CQEs per GiB"
+          f" {per('zshare', 'frags') / per('zcrx', 'frags'):.2f}x,"
+          f" receiver CPU per GiB {per('zshare', 'cpu_s') / per('zcrx', 'cpu_s'):.2f}x")
 b = list(csv.DictReader(open(sys.argv[2])))
 if b:
     print()

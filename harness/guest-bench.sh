@@ -279,6 +279,11 @@ echo "mode,read_size,rep,bytes,time_s,cpu_s,dontneed_batch,dontneed_ns_per_token
 #   copy	plain recv() into a user buffer, the same connections
 #   uring	as queue, received through one io_uring (a multishot
 #		recvmsg per connection, ncdevmem --uring --parallel)
+#   zcrx	one zcrx instance on one queue, one ring reading the
+#		connections one after the other (ncdevmem --zcrx)
+#   zshare	the same instance shared by N rings, one per connection,
+#		in N threads (ncdevmem --zcrx --zcrx-rings N: the rings
+#		past the first import it)
 # The CPU figure is the receiving threads' CPU time, summed.
 rxscale()
 {
@@ -296,6 +301,8 @@ rxscale()
 	case $layout in
 	queue) args="-f $IF -b 65536 --parallel" ;;
 	uring) args="-f $IF -b 65536 --parallel --uring" ;;
+	zcrx) args="-f $IF -b 65536 --zcrx" ;;
+	zshare) args="-f $IF -b 65536 --zcrx --zcrx-rings $n" ;;
 	copy) args="--copy --parallel" ;;
 	rss4)
 		ctx=$(ethtool -X "$IF" context new start 4 equal 4 |
@@ -404,6 +411,11 @@ if [ "$NIC" = large ]; then
 			rx zcrx 1048576 $rep 1024 || exit 1
 			RXPS=65536 PACK=on
 			rx zcrx 1048576 $rep 1024 || exit 1
+			# one queue, two connections: one ring reads both,
+			# or two rings share the instance, a connection each
+			ethtool -K "$IF" rx-gro-hw on || exit 1
+			rxscale zcrx 2 $rep || exit 1
+			rxscale zshare 2 $rep || exit 1
 		done
 	done
 	ip link set "$IF" mtu 1500 && ip -n $NS link set "$PEER" mtu 1500 &&

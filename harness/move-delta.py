@@ -64,6 +64,34 @@ def udiff(name, a, b):
                               capture_output=True, text=True).stdout
 
 
+def file_states(name, final, have, delta):
+    """{i: @name after have[i]}, -1 as its first patch adds it, from @final
+    and the deltas (exits if one does not come out)."""
+    states, cur = {}, final
+    for i in range(len(have) - 1, -1, -1):
+        states[i] = cur
+        cur = run_patch(cur, open(delta(have[i])).read(), reverse=True)
+        if cur is None:
+            sys.exit(f"{have[i]}'s delta of {name} does not come out")
+    states[-1] = cur
+    return states
+
+
+def write_deltas(name, have, new, lo, hi, delta):
+    """the deltas of have[lo..hi - 1], from the states @new"""
+    for k in range(max(lo, 0), hi):
+        os.makedirs(os.path.dirname(delta(have[k])), exist_ok=True)
+        with open(delta(have[k]), "w") as f:
+            f.write(udiff(name, new[k - 1], new[k]))
+
+
+def save_map(mapfile, rows, patch, name):
+    """patches/files.map as @rows, with "@patch.patch @name" added"""
+    row = f"{patch}.patch {name}\n"
+    with open(mapfile, "w") as f:
+        f.writelines(rows + ([] if row in rows else [row]))
+
+
 def hunks(diff):
     return re.split(r"(?m)^(?=@@ )", diff)
 
@@ -97,15 +125,8 @@ def main():
     have = [p for p in series if os.path.exists(delta(p))]
     if src not in have:
         sys.exit(f"{src} has no delta of {name}")
-    # states[i]: the file after have[i]; states[-1]: as its first patch adds it
-    cur = open(os.path.join(REPO, name)).read()
-    states = {}
-    for i in range(len(have) - 1, -1, -1):
-        states[i] = cur
-        cur = run_patch(cur, open(delta(have[i])).read(), reverse=True)
-        if cur is None:
-            sys.exit(f"{have[i]}'s delta of {name} does not come out")
-    states[-1] = cur
+    states = file_states(name, open(os.path.join(REPO, name)).read(), have,
+                         delta)
 
     first = min(series.index(p) for p in adders)
     if series.index(dst) < first:
@@ -165,10 +186,7 @@ def main():
     if new[ix - 1] != states[ix]:
         sys.exit(f"moved, {name} differs from what {src} made of it")
 
-    for k in range(max(iy, 0), ix):
-        os.makedirs(os.path.dirname(delta(have[k])), exist_ok=True)
-        with open(delta(have[k]), "w") as f:
-            f.write(udiff(name, new[k - 1], new[k]))
+    write_deltas(name, have, new, iy, ix, delta)
     os.unlink(delta(src))
     d = os.path.dirname(delta(src))
     while d != f"{PATCHES}/deltas" and not os.listdir(d):
@@ -176,10 +194,11 @@ def main():
         d = os.path.dirname(d)
 
     rows = [r for r in rows if r.split()[:2] != [f"{src}.patch", name]]
-    if iy >= 0 and f"{dst}.patch {name}\n" not in rows:
-        rows.append(f"{dst}.patch {name}\n")
-    with open(mapfile, "w") as f:
-        f.writelines(rows)
+    if iy >= 0:
+        save_map(mapfile, rows, dst, name)
+    else:
+        with open(mapfile, "w") as f:
+            f.writelines(rows)
     print(f"{name}: {src} -> {dst}, {ix - max(iy, 0)} deltas rebuilt")
 
 

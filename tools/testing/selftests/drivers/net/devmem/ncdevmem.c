@@ -32,7 +32,9 @@
  * --zcrx (receive with io_uring zero-copy receive instead of a dmabuf
  * binding: an instance per queue, the dmabuf its area, or with
  * --memory host an area of host memory per queue; buffers go back
- * through the refill ring; ncdevmem_zcrx.c),
+ * through the refill ring; ncdevmem_zcrx.c), --zcrx-rings N (with
+ * --zcrx and N --connections: N rings in N threads share the instances,
+ * the rings past the first importing them, one connection each),
  * --pair show|auto [--owner BDF] (NICs that reach the device memory peer
  * to peer, from the PCIe topology; auto picks the closest for -f),
  * --show-queues and --pools (what backs each queue, every page pool;
@@ -50,6 +52,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
+#include <pthread.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -103,6 +106,7 @@ static bool parallel;		/* --parallel: connections at once */
 static bool use_uring;		/* --uring: multishot IORING_OP_RECVMSG */
 static struct ncdm_zcrx *zcrx;	/* --zcrx: io_uring zero-copy receive */
 static bool use_zcrx;
+static int zcrx_rings = 1;	/* --zcrx-rings: rings sharing the instances */
 static bool want_sha256, want_stats, show_queues;
 static const char *set_hds;
 static const char *pair;		/* --pair show|auto */
@@ -744,6 +748,94 @@ out_close:
 	return ret;
 }
 
+/* One ring of --zcrx-rings and the connection it reads. */
+struct zcrx_reader {
+	pthread_t thread;
+	int fd;
+	int ret;
+	struct rx_stats st;
+	double cpu;
+};
+
+/* An importing ring's thread: its own ring, the creator's instances. */
+static void *zcrx_reader_run(void *arg)
+{
+	struct zcrx_reader *r = arg;
+	struct ncdm_zcrx *z;
+	double cpu0 = thread_cpu();
+
+	r->ret = -ENOMEM;
+	z = ncdm_zcrx_import(zcrx);
+	if (z) {
+		r->ret = receive_zcrx(z, r->fd, &r->st, NULL);
+		ncdm_zcrx_close(z);
+	}
+	r->cpu = thread_cpu() - cpu0;
+	return NULL;
+}
+
+/*
+ * --zcrx-rings N: accept N connections, export the instances, and read
+ * connection 0 through this thread's ring while N - 1 threads each
+ * import them into a ring of their own and read one connection. The
+ * CPU is every reader's, summed; the CQEs, every ring's.
+ */
+static int serve_zcrx_rings(int lfd, struct server_run *run)
+{
+	int i, started, ret = 0;
+	struct zcrx_reader *r;
+	double t0, cpu0;
+
+	r = calloc(zcrx_rings, sizeof(*r));
+	if (!r)
+		return 1;
+	for (i = 0; i < zcrx_rings; i++)
+		r[i].fd = -1;
+	for (i = 0; i < zcrx_rings; i++) {
+		r[i].fd = accept(lfd, NULL, NULL);
+		if (r[i].fd < 0) {
+			fprintf(stderr, "accept: %s\n", strerror(errno));
+			ret = 1;
+			goto out_close;
+		}
+	}
+	if (ncdm_zcrx_export(zcrx)) {
+		ret = 1;
+		goto out_close;
+	}
+	t0 = now();
+	for (started = 1; started < zcrx_rings; started++) {
+		if (pthread_create(&r[started].thread, NULL, zcrx_reader_run,
+				   &r[started])) {
+			fprintf(stderr, "pthread_create failed\n");
+			break;
+		}
+	}
+	cpu0 = thread_cpu();
+	r[0].ret = receive_zcrx(zcrx, r[0].fd, &r[0].st, NULL);
+	r[0].cpu = thread_cpu() - cpu0;
+	for (i = 1; i < started; i++)
+		pthread_join(r[i].thread, NULL);
+	run->elapsed = now() - t0;
+	/* a connection no thread read fails the run */
+	ret = started < zcrx_rings;
+	for (i = 0; i < zcrx_rings; i++) {
+		printf("ring %d: %llu bytes, %llu RECV_ZC completions, %llu errors\n",
+		       i, (unsigned long long)r[i].st.bytes,
+		       (unsigned long long)r[i].st.zc.cqes,
+		       (unsigned long long)r[i].st.errors);
+		rx_stats_add(&run->st, &r[i].st);
+		run->cpu += r[i].cpu;
+		ret |= !!r[i].ret;
+	}
+out_close:
+	for (i = 0; i < zcrx_rings; i++)
+		if (r[i].fd >= 0)
+			close(r[i].fd);
+	free(r);
+	return ret;
+}
+
 /* --connections: accept them one after the other, all on this binding. */
 static int serve_connections(int lfd, uint32_t id, struct server_run *run)
 {
@@ -752,6 +844,8 @@ static int serve_connections(int lfd, uint32_t id, struct server_run *run)
 
 	if (parallel)
 		return serve_parallel(lfd, id, run);
+	if (zcrx_rings > 1)
+		return serve_zcrx_rings(lfd, run);
 
 	for (conn = 0; conn < connections && !atomic_load(&stop); conn++) {
 		struct rx_stats cs = {};
@@ -1265,7 +1359,7 @@ static void help(const char *prog)
 		"          [--sha256] [--stats] [--size BYTES]\n"
 		"          [--memory udmabuf|heap|p2p|cuda|rocm]\n"
 		"          [--allow-host] [--connections N [--parallel]] [--unbind-after BYTES]\n"
-		"          [--uring | --zcrx [--memory host]]\n"
+		"          [--uring | --zcrx [--memory host] [--zcrx-rings N]]\n"
 		"       %s -f IF                  (bind self-tests)\n"
 		"       %s -f IF --show-queues    (what backs each RX queue, NAPI ids)\n"
 		"       %s --pools                (page pools, in flight, detached)\n"
@@ -1305,6 +1399,7 @@ static const struct option longopts[] = {
 	{ "parallel", no_argument, NULL, 'W' },
 	{ "uring", no_argument, NULL, 'I' },
 	{ "zcrx", no_argument, NULL, 'G' },
+	{ "zcrx-rings", required_argument, NULL, 'J' },
 	{ "pair", required_argument, NULL, 'X' },
 	{ "owner", required_argument, NULL, 'O' },
 	{ "tx-bench", required_argument, NULL, 'T' },
@@ -1371,6 +1466,9 @@ static bool parse_value(int opt, const char *arg)
 	case 'K':
 		connections = atoi(arg);
 		return connections >= 1;
+	case 'J':
+		zcrx_rings = atoi(arg);
+		return zcrx_rings >= 1 && zcrx_rings <= 64;
 	case 'N':
 		rx_opts.dontneed_batch = atoi(arg);
 		return rx_opts.dontneed_batch >= 1 &&
@@ -1472,6 +1570,10 @@ static enum mode parse_args(int argc, char **argv)
 		help(argv[0]);
 	/* --zcrx: one connection at a time, no binding to close */
 	if (use_zcrx && (use_uring || unbind_after || parallel || copy_mode))
+		help(argv[0]);
+	/* --zcrx-rings: a ring per connection, the connections at once */
+	if (zcrx_rings > 1 && (!use_zcrx || connections != zcrx_rings ||
+			       want_sha256))
 		help(argv[0]);
 	if (listen_mode && (!server_ip || (!copy_mode && !ifname)))
 		help(argv[0]);

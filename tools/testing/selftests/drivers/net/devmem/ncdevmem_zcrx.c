@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ncdevmem --zcrx: io_uring zero-copy receive; see ncdevmem_zcrx.h. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +15,19 @@
 #define ZCRX_RQ_ENTRIES		4096
 #define ZCRX_CQ_ENTRIES		8192
 
+/*
+ * A ring and its instances. A ring that imported them (src set) gives
+ * buffers back through the refill rings of src's instances, which every
+ * ring of the share writes: src's rq_lock serialises them.
+ */
 struct ncdm_zcrx {
 	struct zr_ring ring;
 	struct zr_ifq ifq[ZCRX_MAX_QUEUES];
 	int n;
+	struct ncdm_zcrx *src;		/* the creator, for an importer */
+	bool shared;			/* exported: take rq_lock */
+	pthread_mutex_t rq_lock;
+	int export_fd[ZCRX_MAX_QUEUES];	/* the creator's exported files */
 };
 
 struct ncdm_zcrx *ncdm_zcrx_open(int ifindex, int q0, int nq, int dmabuf_fd,
@@ -34,6 +44,9 @@ struct ncdm_zcrx *ncdm_zcrx_open(int ifindex, int q0, int nq, int dmabuf_fd,
 	z = calloc(1, sizeof(*z));
 	if (!z)
 		return NULL;
+	pthread_mutex_init(&z->rq_lock, NULL);
+	for (i = 0; i < ZCRX_MAX_QUEUES; i++)
+		z->export_fd[i] = -1;
 	ret = zr_ring_init(&z->ring, 64, ZCRX_CQ_ENTRIES, 0);
 	if (ret) {
 		fprintf(stderr, "zcrx: io_uring_setup: %s\n", strerror(-ret));
@@ -65,10 +78,89 @@ err:
 	return NULL;
 }
 
+int ncdm_zcrx_export(struct ncdm_zcrx *z)
+{
+	int i, ret;
+
+	for (i = 0; i < z->n; i++) {
+		struct zcrx_ctrl c = {
+			.zcrx_id = z->ifq[i].reg.zcrx_id,
+			.op = ZCRX_CTRL_EXPORT,
+		};
+
+		ret = zr_register(&z->ring, IORING_REGISTER_ZCRX_CTRL, &c, 0);
+		if (ret) {
+			fprintf(stderr, "zcrx: ZCRX_CTRL_EXPORT: %s\n",
+				strerror(-ret));
+			return ret;
+		}
+		z->export_fd[i] = c.zc_export.zcrx_fd;
+	}
+	z->shared = true;
+	return 0;
+}
+
+struct ncdm_zcrx *ncdm_zcrx_import(struct ncdm_zcrx *src)
+{
+	struct ncdm_zcrx *z;
+	int i, ret;
+
+	z = calloc(1, sizeof(*z));
+	if (!z)
+		return NULL;
+	for (i = 0; i < ZCRX_MAX_QUEUES; i++)
+		z->export_fd[i] = -1;
+	z->src = src;
+	ret = zr_ring_init(&z->ring, 64, ZCRX_CQ_ENTRIES, 0);
+	if (ret) {
+		fprintf(stderr, "zcrx: io_uring_setup: %s\n", strerror(-ret));
+		free(z);
+		return NULL;
+	}
+	for (; z->n < src->n; z->n++) {
+		struct io_uring_zcrx_ifq_reg reg = {
+			.if_idx = src->export_fd[z->n],
+			.flags = ZCRX_REG_IMPORT,
+		};
+
+		ret = zr_register(&z->ring, IORING_REGISTER_ZCRX_IFQ, &reg, 1);
+		if (ret) {
+			fprintf(stderr, "zcrx: ZCRX_REG_IMPORT: %s\n",
+				strerror(-ret));
+			ncdm_zcrx_close(z);
+			return NULL;
+		}
+		/* what this ring calls the instance; the rest is src's */
+		z->ifq[z->n].reg.zcrx_id = reg.zcrx_id;
+	}
+	return z;
+}
+
+/* the instance whose area and refill ring buffers of @inst are in */
+static struct zr_ifq *zcrx_owner(struct ncdm_zcrx *z, unsigned int inst)
+{
+	return z->src ? &z->src->ifq[inst] : &z->ifq[inst];
+}
+
 const uint8_t *ncdm_zcrx_host_area(const struct ncdm_zcrx *z,
 				   unsigned int inst)
 {
+	if (z->src)
+		z = z->src;
 	return inst < (unsigned int)z->n ? z->ifq[inst].area_mem : NULL;
+}
+
+/* give @cqe's buffer back; rings that share the instance take turns */
+static void zcrx_give_back(struct ncdm_zcrx *z, unsigned int inst,
+			   const struct io_uring_cqe *cqe)
+{
+	struct ncdm_zcrx *owner = z->src ? z->src : z;
+
+	if (owner->shared)
+		pthread_mutex_lock(&owner->rq_lock);
+	zr_return(zcrx_owner(z, inst), cqe);
+	if (owner->shared)
+		pthread_mutex_unlock(&owner->rq_lock);
 }
 
 /*
@@ -94,14 +186,12 @@ int ncdm_zcrx_receive(struct ncdm_zcrx *z, int fd, ncdm_zcrx_frag_fn fn,
 		if (ret < 0 && ret != -EINTR)
 			return ret;
 		while ((cqe = zr_peek_cqe(&z->ring))) {
-			struct zr_ifq *f = &z->ifq[inst];
-
 			if (cqe->flags & IORING_CQE_F_MORE) {
 				fn(arg, inst, zr_cqe_off(cqe) &
 				   ~IORING_ZCRX_AREA_MASK, cqe->res);
 				got += cqe->res;
 				st->cqes++;
-				zr_return(f, cqe);
+				zcrx_give_back(z, inst, cqe);
 			} else if (cqe->res == -ENOSPC) {
 				st->rearms++;
 				end = 2;
@@ -158,7 +248,14 @@ void ncdm_zcrx_close(struct ncdm_zcrx *z)
 	int i;
 
 	zr_ring_exit(&z->ring);
-	for (i = 0; i < ZCRX_MAX_QUEUES; i++)
-		zr_ifq_free(&z->ifq[i]);
+	for (i = 0; i < ZCRX_MAX_QUEUES; i++) {
+		if (z->export_fd[i] >= 0)
+			close(z->export_fd[i]);
+		/* an importer's instances are its creator's to free */
+		if (!z->src)
+			zr_ifq_free(&z->ifq[i]);
+	}
+	if (!z->src)
+		pthread_mutex_destroy(&z->rq_lock);
 	free(z);
 }

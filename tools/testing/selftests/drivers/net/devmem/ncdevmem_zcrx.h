@@ -31,6 +31,19 @@ struct ncdm_zcrx_stats {
  */
 struct ncdm_zcrx *ncdm_zcrx_open(int ifindex, int q0, int nq, int dmabuf_fd,
 				 size_t size, uint32_t buf_len);
+/*
+ * Export every instance of @z (ZCRX_CTRL_EXPORT, from the thread that
+ * made @z: its ring is single-issuer) so that other rings can import
+ * them; from then on, the rings that share them take turns at the refill
+ * rings. 0 or -errno.
+ */
+int ncdm_zcrx_export(struct ncdm_zcrx *z);
+/*
+ * A ring of its own, for the calling thread, that imports every instance
+ * @src exported (ZCRX_REG_IMPORT): it receives from the same queues into
+ * the same areas. Close it before @src. NULL on error, said on stderr.
+ */
+struct ncdm_zcrx *ncdm_zcrx_import(struct ncdm_zcrx *src);
 /* the CPU view of instance @inst's host area, NULL for a dmabuf */
 const uint8_t *ncdm_zcrx_host_area(const struct ncdm_zcrx *z,
 				   unsigned int inst);

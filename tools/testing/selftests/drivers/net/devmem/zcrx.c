@@ -25,6 +25,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -2264,6 +2265,124 @@ TEST_F(zcrx, a_shared_queue_stays_bound_until_the_last_ring_goes)
 	EXPECT_NE(0, buf_len);
 	EXPECT_EQ(0, zcrx_fdinfo(self->ring.fd, reg.zcrx_id, "copy_count"));
 	EXPECT_LT(AREA_SIZE / 4096, cqes);
+
+	zr_ring_exit(&self->ring);
+	EXPECT_EQ(0, zc_wait_queue_free(&self->env, ZC_QUEUE));
+	EXPECT_EQ(0, devmem_pools_settled(&self->env.nl, 5000));
+}
+
+/* A ring reading one connection from an instance it shares. */
+struct zc_sharer {
+	struct zr_ifq *z;		/* the instance: area, refill ring */
+	pthread_mutex_t *rq_lock;	/* the refill ring's writers take turns */
+	int export_fd;			/* import from it (-1: the creator) */
+	int fd;				/* the connection */
+	int err;			/* a failed ring set-up or import */
+	struct zc_result res;
+};
+
+/*
+ * Receive @s->fd to its end through ring @r, where the instance is @id:
+ * check each buffer and give it back, the refill ring under the lock.
+ */
+static void zc_share_receive(struct zc_sharer *s, struct zr_ring *r,
+			     unsigned int id)
+{
+	struct io_uring_cqe *cqe;
+
+	zr_prep_recvzc(r, s->fd, id, 0, 7);
+	while (!s->res.ended) {
+		if (zr_submit_wait(r, 1) < 0 && errno != EINTR)
+			break;
+		while ((cqe = zr_peek_cqe(r))) {
+			uint64_t off = zr_cqe_off(cqe) & ~IORING_ZCRX_AREA_MASK;
+
+			if (!(cqe->flags & IORING_CQE_F_MORE)) {
+				s->res.last_res = cqe->res;
+				s->res.ended = cqe->res != -ENOSPC;
+				if (!s->res.ended)
+					zr_prep_recvzc(r, s->fd, id, 0, 7);
+			} else if (cqe->res > 0) {
+				s->res.bad += check_pattern(s->z->area_mem + off,
+							    cqe->res,
+							    s->res.bytes);
+				s->res.bytes += cqe->res;
+				s->res.cqes++;
+				pthread_mutex_lock(s->rq_lock);
+				zr_return(s->z, cqe);
+				pthread_mutex_unlock(s->rq_lock);
+			}
+			zr_cqe_seen(r);
+		}
+	}
+}
+
+/* The importer's thread: a ring of its own (single-issuer), the import. */
+static void *zc_sharer_run(void *arg)
+{
+	struct io_uring_zcrx_ifq_reg reg = { .flags = ZCRX_REG_IMPORT };
+	struct zc_sharer *s = arg;
+	struct zr_ring r;
+
+	s->err = zr_ring_init(&r, 64, CQ_ENTRIES, 0);
+	if (s->err)
+		return NULL;
+	reg.if_idx = s->export_fd;
+	s->err = zr_register(&r, IORING_REGISTER_ZCRX_IFQ, &reg, 1);
+	if (!s->err)
+		zc_share_receive(s, &r, reg.zcrx_id);
+	zr_ring_exit(&r);
+	return NULL;
+}
+
+/*
+ * Two rings read one queue at once: ring b, in a thread of its own,
+ * imports the instance the fixture's ring made, and each ring reads one
+ * of two connections steered to the queue, both streaming together. Each
+ * stream arrives whole and intact into the one area, both rings give
+ * buffers back through the one refill ring (taking turns: it has one
+ * tail), and nothing is copied.
+ */
+TEST_F(zcrx, two_rings_share_one_queue_under_traffic)
+{
+	pthread_mutex_t rq_lock = PTHREAD_MUTEX_INITIALIZER;
+	struct zcrx_ctrl c = { .op = ZCRX_CTRL_EXPORT };
+	size_t bytes = 2 * AREA_SIZE;
+	struct zc_sharer s[2] = {};
+	pthread_t thread;
+	pid_t pid[2];
+	int i;
+
+	ASSERT_EQ(0, zr_ifq_register(&self->ring, &self->z));
+	ASSERT_EQ(0, zr_register(&self->ring, IORING_REGISTER_ZCRX_CTRL, &c,
+				 0));
+	for (i = 0; i < 2; i++) {
+		s[i].z = &self->z;
+		s[i].rq_lock = &rq_lock;
+		s[i].export_fd = i ? (int)c.zc_export.zcrx_fd : -1;
+		s[i].fd = devmem_env_stream(&self->env, bytes, &pid[i]);
+		ASSERT_GE(s[i].fd, 0);
+	}
+	ASSERT_EQ(0, pthread_create(&thread, NULL, zc_sharer_run, &s[1]));
+	zc_share_receive(&s[0], &self->ring, self->z.reg.zcrx_id);
+	ASSERT_EQ(0, pthread_join(thread, NULL));
+	close(c.zc_export.zcrx_fd);
+
+	ASSERT_EQ(0, s[1].err);
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(0, s[i].res.last_res);
+		EXPECT_EQ(bytes, s[i].res.bytes);
+		EXPECT_EQ(0, s[i].res.bad);
+		/* both rings took buffers from the queue */
+		EXPECT_LT(0, s[i].res.cqes);
+		EXPECT_EQ(0, reap(pid[i]));
+		close(s[i].fd);
+		TH_LOG("ring %d: %zu bytes in %u CQEs", i, s[i].res.bytes,
+		       s[i].res.cqes);
+	}
+	EXPECT_EQ(0, self->z.rq_kept);
+	EXPECT_EQ(0, zcrx_fdinfo(self->ring.fd, self->z.reg.zcrx_id,
+				 "copy_count"));
 
 	zr_ring_exit(&self->ring);
 	EXPECT_EQ(0, zc_wait_queue_free(&self->env, ZC_QUEUE));
