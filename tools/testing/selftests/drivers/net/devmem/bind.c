@@ -262,6 +262,32 @@ TEST_F(bind, queue_get_of_a_device_that_is_down_fails_with_enoent)
 				      UP_NETDEV_QUEUE_TYPE_RX, &id));
 }
 
+/*
+ * Unbinding (the binding's socket closed) while the port is down
+ * restarts no queue and WARNs nothing: the binding goes, and once the
+ * port is up the queue is on host memory and binds again.
+ */
+TEST_F(bind, unbind_while_the_port_is_down_warns_nothing)
+{
+	long taint = file_read_long("/proc/sys/kernel/tainted");
+	struct devmem_nl other;
+	uint32_t id = 0;
+
+	ASSERT_GE(taint, 0);
+	ASSERT_EQ(0, devmem_nl_open(&other));
+	ASSERT_EQ(0, bind_q(&other, self->ifindex, self->dmabuf, 1, &id));
+	ASSERT_EQ(0, run("ip link set %s down", self->ifname));
+	devmem_nl_close(&other);
+	EXPECT_EQ(0, devmem_wait_bindings(0, 5000));
+	/* TAINT_WARN (bit 9), if it was not set before */
+	EXPECT_EQ(0, file_read_long("/proc/sys/kernel/tainted") & ~taint &
+		     (1L << 9));
+	ASSERT_EQ(0, link_set_up(NULL, self->ifindex));
+	EXPECT_EQ(0, queue_dmabuf(&self->nl, self->ifindex, 1));
+	ASSERT_EQ(0, bind_q(&self->nl, self->ifindex, self->dmabuf, 1, &id));
+	EXPECT_EQ(id, queue_dmabuf(&self->nl, self->ifindex, 1));
+}
+
 TEST_F(bind, bind_one_queue_shows_id_in_queue_and_page_pool)
 {
 	uint32_t id = 0;
