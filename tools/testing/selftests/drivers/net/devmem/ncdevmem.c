@@ -454,6 +454,8 @@ static int do_copy_server(void)
 		ret = 1;
 		goto out_free;
 	}
+	/* its pages in place before the stream: no fault while timed */
+	memset(buf, 0, rx_opts.read_size);
 	lfd = listen_server(" (copy)");
 	if (lfd < 0) {
 		ret = 1;
