@@ -16,6 +16,7 @@ KST=$1
 CSV=$2
 RXCSV=$3
 BIN=$KST/drivers/net/devmem/ncdevmem
+HERE=$(dirname "$(readlink -f "$0")")
 STAT=$KST/drivers/net/devmem/devmemstat
 REPS=5
 NS=bench-peer
@@ -124,26 +125,45 @@ tcg_mark()
 
 # tcg_counts <label>: instructions from <label>-b to <label>-e, as
 # ",<receiver vCPU kernel>,<receiver vCPU user>,<other vCPUs kernel>,
-# <other vCPUs user>"; four empty fields when nothing is counted
+# <other vCPUs user>", then the bytes kernel and user instructions (any
+# vCPU) loaded from and stored to the window (TCG_MEM=1: the plugin
+# counts memory, and rx() set the window), ",<kernel>,<user>"; empty
+# fields for what is not counted
 tcg_counts()
 {
-	[ -n "${TCG_CTL:-}" ] || { echo ",,,,"; return 0; }
-	awk -v b="$1-b" -v e="$1-e" -v rx="$RX_CPU" '
+	[ -n "${TCG_CTL:-}" ] || { echo ",,,,,,"; return 0; }
+	awk -v b="$1-b" -v e="$1-e" -v rx="$RX_CPU" -v mem="${TCG_MEM:-0}" '
 	$1 == b { for (i = 2; i <= NF; i++) B[i] = $i }
 	$1 == e { for (i = 2; i <= NF; i++) E[i] = $i; n = NF }
 	END {
-		# <label> <window loads> <window stores>, then kernel and
-		# user per vCPU
-		rk = 4 + 2 * rx
-		for (i = 4; i < n; i += 2) {
+		# <label>, the window bytes: kernel loads and stores, user
+		# loads and stores; then kernel and user per vCPU
+		rk = 6 + 2 * rx
+		for (i = 6; i < n; i += 2) {
 			if (i == rk)
 				continue
 			ok += E[i] - B[i]
 			ou += E[i + 1] - B[i + 1]
 		}
-		printf ",%.0f,%.0f,%.0f,%.0f\n", E[rk] - B[rk],
+		printf ",%.0f,%.0f,%.0f,%.0f", E[rk] - B[rk],
 		       E[rk + 1] - B[rk + 1], ok, ou
+		if (mem == 1)
+			printf ",%.0f,%.0f\n", E[2] + E[3] - B[2] - B[3],
+			       E[4] + E[5] - B[4] - B[5]
+		else
+			printf ",,\n"
 	}' "$TCG_OUT"
+}
+
+# tcg_window <receiver pid> <mode>: the plugin's window becomes the
+# pages the payload lands in: the receiver's udmabuf, or for copy its own
+# buffer (harness/tcg-count/window.py); nothing without TCG_MEM=1
+tcg_window()
+{
+	[ "${TCG_MEM:-0}" = 1 ] || return 0
+	echo clear >> "$TCG_CTL"
+	python3 "$HERE/tcg-count/window.py" \
+		"$([ "$2" = copy ] && echo anon || echo udmabuf)" "$1" >> "$TCG_CTL"
 }
 
 # TCG_ATTR: a directory on the share; the first run of each path then
@@ -201,6 +221,7 @@ rx()
 	local pid=$!
 	wait_line /tmp/rx.log "^listening"
 	pin_napi || return 1
+	tcg_window $pid "$mode" || { kill $pid $spid; return 1; }
 	[ -n "$attr" ] && echo "zero $RX_CPU" >> "$TCG_CTL"
 	tcg_mark "$tl-b" || return 1
 	# a stream takes seconds; one that stalls is reported, with what
@@ -266,7 +287,7 @@ rx()
 	echo "$mode,$rs,$rep,$bytes,$time,$cpu,$batch,${dn:-0},${calls:-0},${rcalls:-0},${frags:-0},${copied:-0},$(cat /sys/class/net/"$IF"/mtu),$RXPS,$PACK$(tcg_counts "$tl")" >> "$RXCSV"
 }
 
-echo "mode,read_size,rep,bytes,time_s,cpu_s,dontneed_batch,dontneed_ns_per_token,dontneed_calls,recv_calls,frags,cpu_copied_bytes,mtu,rx_page_size,packing,rx_kernel_insns,rx_user_insns,other_kernel_insns,other_user_insns" > "$RXCSV"
+echo "mode,read_size,rep,bytes,time_s,cpu_s,dontneed_batch,dontneed_ns_per_token,dontneed_calls,recv_calls,frags,cpu_copied_bytes,mtu,rx_page_size,packing,rx_kernel_insns,rx_user_insns,other_kernel_insns,other_user_insns,kernel_touch_bytes,user_touch_bytes" > "$RXCSV"
 # rxscale <layout> <connections> <rep>: that many senders at once, the
 # stream split evenly, received with ncdevmem --connections N --parallel
 # (one thread polls them all; 64 KiB net_iovs):
@@ -479,12 +500,14 @@ if [ "$NIC" = e1000e ]; then
 		ip link set "$IF" mtu $mtu && ip -n $NS link set "$PEER" mtu $mtu &&
 			link_up || { echo "bench: MTU $mtu failed"; exit 1; }
 		# 4 KiB net_iovs, and the large ones e1000e takes (8 and
-		# 32 KiB payload buffers, from a hugetlb udmabuf)
-		for rep in 1 2 3 4 5; do
+		# 32 KiB payload buffers, from a hugetlb udmabuf); zcrx into
+		# the udmabuf at 4 KiB
+		for rep in $(seq "${BENCH_E1000E_REPS:-5}"); do
 			for RXPS in 0 8192 32768; do
 				rx devmem 65536 $rep 1024 || exit 1
 			done
 			RXPS=0
+			rx zcrx 65536 $rep 1024 || exit 1
 			rx copy 65536 $rep 0 || exit 1
 		done
 	done
@@ -495,7 +518,7 @@ if [ "$NIC" = e1000e ]; then
 	TXCSV=${CSV%/*}/tx-e1000e.csv
 	TX_MIB=256
 	echo "mode,rep,bytes,time_s,cpu_s,calls,notifications,copied" > "$TXCSV"
-	for rep in 1 2 3 4 5; do
+	for rep in $(seq "${BENCH_E1000E_REPS:-5}"); do
 		for mode in devmem zerocopy copy; do
 			tx $mode $rep || exit 1
 		done

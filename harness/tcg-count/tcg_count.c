@@ -15,10 +15,13 @@
  * share both see; a thread here reads what is new every 10 ms:
  *	window <pfn> <pages>	add guest-physical pages to the window
  *	clear			empty the window
- *	mark <label>		append "<label> <window loads> <window
- *				stores>" and, per vCPU, "<kernel insns>
- *				<user insns>" (totals since QEMU started) to
- *				<out>
+ *	mark <label>		append "<label> <kernel window loads>
+ *				<kernel window stores> <user window loads>
+ *				<user window stores>" (bytes, by whether
+ *				the instruction that made the access is
+ *				the kernel's or user space's) and, per
+ *				vCPU, "<kernel insns> <user insns>" (totals
+ *				since QEMU started) to <out>
  *	zero <vcpu>		start attributing <vcpu>'s instructions to
  *				the blocks it runs, from zero
  *	dump <file>		write "<block address> <instructions>" for
@@ -72,7 +75,8 @@ static struct block *blocks;
 static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
 /* the vCPU whose blocks are counted; MAX_VCPUS: none */
 static unsigned int attr_vcpu = MAX_VCPUS;
-static uint64_t window_loads, window_stores;
+/* bytes: [0] by kernel instructions, [1] by user ones; [.][0] loads */
+static uint64_t window_bytes[2][2];
 static unsigned long *window;
 static const char *ctl_path, *out_path;
 static long ctl_offset;
@@ -95,6 +99,7 @@ static void window_set(uint64_t pfn, uint64_t pages)
 				  1UL << (pfn % LONG_BITS), __ATOMIC_RELAXED);
 }
 
+/* an access by an instruction of user space (@udata not NULL) or not */
 static void vcpu_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
 		     uint64_t vaddr, void *udata)
 {
@@ -106,8 +111,8 @@ static void vcpu_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
 	if (!in_window(qemu_plugin_hwaddr_phys_addr(hw) >> PAGE_SHIFT))
 		return;
 	bytes = 1ULL << qemu_plugin_mem_size_shift(info);
-	__atomic_fetch_add(qemu_plugin_mem_is_store(info) ? &window_stores :
-			   &window_loads, bytes, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&window_bytes[!!udata][qemu_plugin_mem_is_store(info)],
+			   bytes, __ATOMIC_RELAXED);
 }
 
 static int count_mem = 1;
@@ -143,11 +148,15 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 					     QEMU_PLUGIN_CB_NO_REGS, b);
 	if (!count_mem)
 		return;
-	for (i = 0; i < n; i++)
-		qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i),
-						 vcpu_mem,
+	for (i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+
+		qemu_plugin_register_vcpu_mem_cb(insn, vcpu_mem,
 						 QEMU_PLUGIN_CB_NO_REGS,
-						 QEMU_PLUGIN_MEM_RW, NULL);
+						 QEMU_PLUGIN_MEM_RW,
+						 qemu_plugin_insn_vaddr(insn) <
+						 KERNEL_START ? b : NULL);
+	}
 }
 
 static void mark(const char *label)
@@ -157,9 +166,11 @@ static void mark(const char *label)
 
 	if (!out)
 		return;
-	fprintf(out, "%s %" PRIu64 " %" PRIu64, label,
-		__atomic_load_n(&window_loads, __ATOMIC_RELAXED),
-		__atomic_load_n(&window_stores, __ATOMIC_RELAXED));
+	fprintf(out, "%s", label);
+	for (i = 0; i < 4; i++)
+		fprintf(out, " %" PRIu64,
+			__atomic_load_n(&window_bytes[i / 2][i % 2],
+					__ATOMIC_RELAXED));
 	for (i = 0; i < vcpus; i++)
 		fprintf(out, " %" PRIu64 " %" PRIu64,
 			__atomic_load_n(&insns[i][0], __ATOMIC_RELAXED),

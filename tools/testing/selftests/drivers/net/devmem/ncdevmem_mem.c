@@ -34,7 +34,10 @@
 
 static int udmabuf_mem_alloc(struct devmem_mem *m)
 {
-	m->fd = udmabuf_alloc_at(m->size, 0, m->huge, NULL);
+	/* the memfd stays open: the pages it names are the dmabuf's (a
+	 * benchmark's TCG plugin counts the CPU's accesses to them)
+	 */
+	m->fd = udmabuf_alloc_at(m->size, 0, m->huge, &m->memfd);
 	if (m->fd < 0)
 		fprintf(stderr, "udmabuf: %s (CONFIG_UDMABUF? above udmabuf.size_limit_mb?%s)\n",
 			strerror(-m->fd),
@@ -355,6 +358,7 @@ int mem_open(struct devmem_mem *m, const char *provider, size_t size,
 
 	memset(m, 0, sizeof(*m));
 	m->fd = -1;
+	m->memfd = -1;
 	m->size = size;
 	m->huge = rx_page_size != 0;
 	/* a cmsg covers at most one net_iov */
@@ -434,9 +438,12 @@ void mem_close(struct devmem_mem *m)
 	free(m->bounce);
 	if (m->fd >= 0)
 		close(m->fd);
+	if (m->memfd >= 0)
+		close(m->memfd);
 	m->map = NULL;
 	m->bounce = NULL;
 	m->fd = -1;
+	m->memfd = -1;
 }
 
 const uint8_t *mem_frag(struct devmem_mem *m, uint64_t off, uint32_t len)

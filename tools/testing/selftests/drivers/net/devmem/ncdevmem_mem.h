@@ -34,6 +34,7 @@ struct devmem_mem {
 	const struct mem_ops *ops;
 	size_t size;
 	int fd;			/* the dmabuf */
+	int memfd;		/* udmabuf: its memfd, open while it is (-1) */
 	bool huge;		/* udmabuf: from a hugetlb memfd */
 	uint8_t *map;		/* CPU mapping, host memory only */
 	uint8_t *wmap;		/* its writable twin, made by mem_write() */
