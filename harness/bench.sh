@@ -215,6 +215,13 @@ if t:
                       f" {ins(d):>8.0f} {ins(d) / ins(c) if c else 0:>7.2f}"
                       f"  kernel touch goal {'met' if goal else 'missed'}")
 PY
+	# what touched those pages, by symbol (the first run of each path)
+	for f in "$LOGS"/tcg-attr/e1000e-*.touch; do
+		[ -f "$f" ] && [ "$(wc -l < "$f")" -gt 1 ] || continue
+		echo
+		"$PY3" "$REPO/harness/tcg-count/attribute.py" "$LOGS/tcg-attr/e1000e-kallsyms" \
+			"$f" 5 "$(basename "$f" .touch), first run: bytes loaded and stored where the payload lands" bytes
+	done
 	say "CSV: $OUT/rx-e1000e.csv"
 	cp "$LOGS/tx-e1000e.csv" "$OUT/"
 	"$PY3" - "$OUT/tx-e1000e.csv" <<'PY'

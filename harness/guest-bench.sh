@@ -157,13 +157,41 @@ tcg_counts()
 
 # tcg_window <receiver pid> <mode>: the plugin's window becomes the
 # pages the payload lands in: the receiver's udmabuf, or for copy its own
-# buffer (harness/tcg-count/window.py); nothing without TCG_MEM=1
+# buffer (harness/tcg-count/window.py); nothing without TCG_MEM=1. A
+# udmabuf's pages are held in WINDOW_PID until tcg_window_end, so that
+# they are not reused, and counted, after the receiver exits.
+WINDOW_PID=
 tcg_window()
 {
+	local i
+
 	[ "${TCG_MEM:-0}" = 1 ] || return 0
 	echo clear >> "$TCG_CTL"
-	python3 "$HERE/tcg-count/window.py" \
-		"$([ "$2" = copy ] && echo anon || echo udmabuf)" "$1" >> "$TCG_CTL"
+	if [ "$2" = copy ]; then
+		python3 "$HERE/tcg-count/window.py" anon "$1" >> "$TCG_CTL"
+		return
+	fi
+	rm -f /tmp/window.lines
+	python3 "$HERE/tcg-count/window.py" udmabuf "$1" hold > /tmp/window.lines &
+	WINDOW_PID=$!
+	# the lines are whole once it says it holds the pages
+	for i in $(seq 500); do
+		[ "$(tail -n 1 /tmp/window.lines 2>/dev/null)" = held ] && break
+		kill -0 $WINDOW_PID 2>/dev/null || break
+		sleep 0.02
+	done
+	[ "$(tail -n 1 /tmp/window.lines 2>/dev/null)" = held ] ||
+		{ echo "bench: no window for $1"; return 1; }
+	grep '^window ' /tmp/window.lines >> "$TCG_CTL"
+}
+
+# tcg_window_end: the held pages go
+tcg_window_end()
+{
+	[ -n "$WINDOW_PID" ] || return 0
+	kill $WINDOW_PID
+	wait $WINDOW_PID 2>/dev/null
+	WINDOW_PID=
 }
 
 # TCG_ATTR: a directory on the share; the first run of each path then
@@ -171,13 +199,14 @@ tcg_window()
 # this boot's kallsyms (harness/tcg-count/attribute.py maps them)
 [ -n "${TCG_ATTR:-}" ] && cat /proc/kallsyms > "$TCG_ATTR/$NIC-kallsyms"
 
-# tcg_dump <file>: the receiver vCPU's blocks since the last "zero"
+# tcg_dump <file> [touchers]: the receiver vCPU's blocks since the last
+# "zero", or the instructions that touched the window since it was set
 tcg_dump()
 {
 	local i
 
 	rm -f "$1"
-	echo "dump $1" >> "$TCG_CTL"
+	echo "${2:-dump} $1" >> "$TCG_CTL"
 	for i in $(seq 500); do
 		[ "$(tail -n 1 "$1" 2>/dev/null)" = done ] && return 0
 		sleep 0.02
@@ -250,7 +279,11 @@ rx()
 	tcg_mark "$tl-e" || return 1
 	if [ -n "$attr" ]; then
 		tcg_dump "$attr" || return 1
+		if [ "${TCG_MEM:-0}" = 1 ]; then
+			tcg_dump "${attr%.dump}.touch" touchers || return 1
+		fi
 	fi
+	tcg_window_end
 	if [ -n "$spid" ]; then
 		kill -INT $spid
 		wait $spid || { cat /tmp/stat.out; return 1; }

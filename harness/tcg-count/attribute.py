@@ -4,8 +4,10 @@
 blocks (<address> <instructions> per line, "done" last) mapped through a
 copy of the guest's /proc/kallsyms taken in the same boot (KASLR and
 module addresses included). User-space blocks are summed as one row.
+With the unit "bytes", the plugin's "touchers" file instead: the bytes
+each instruction loaded from or stored to the window.
 
-    attribute.py <kallsyms> <dump> [top N (10)] [label]
+    attribute.py <kallsyms> <dump> [top N (10)] [label] [unit]
 """
 import bisect
 import sys
@@ -27,6 +29,9 @@ def main():
     addrs, names = symbols(sys.argv[1])
     top = int(sys.argv[3]) if len(sys.argv) > 3 else 10
     label = sys.argv[4] if len(sys.argv) > 4 else sys.argv[2]
+    unit = sys.argv[5] if len(sys.argv) > 5 else 'instructions'
+    # millions of instructions; bytes as they are
+    scale, fmt = (1, '.0f') if unit == 'bytes' else (1e6, '.1f')
     by = {}
     total = 0
     for line in open(sys.argv[2]):
@@ -42,11 +47,12 @@ def main():
             name = names[i] if i >= 0 else '(unknown)'
         by[name] = by.get(name, 0) + n
     if not total:
-        print(f"{label}: no instructions attributed")
+        print(f"{label}: no {unit} attributed")
         return
-    print(f"{label}: {total / 1e6:.0f} M instructions; top {top} symbols")
+    m = '' if unit == 'bytes' else ' M'
+    print(f"{label}: {total / scale:{fmt}}{m} {unit}; top {top} symbols")
     for name, n in sorted(by.items(), key=lambda kv: -kv[1])[:top]:
-        print(f"  {n / total:6.1%} {n / 1e6:9.1f} M  {name}")
+        print(f"  {n / total:6.1%} {n / scale:11{fmt}}{m}  {name}")
 
 
 main()

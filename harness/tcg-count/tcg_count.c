@@ -28,6 +28,10 @@
  *				each block that vCPU ran since, then
  *				"done"; the guest maps the addresses to
  *				symbols (kallsyms)
+ *	touchers <file>		write "<instruction address> <bytes>" for
+ *				the instructions (at most TOUCHERS) that
+ *				loaded or stored window bytes since the
+ *				last "clear", then "done"
  * A guest that waits for its label in <out> before it goes on has
  * counts that end within one poll of the mark.
  *
@@ -54,6 +58,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define LONG_BITS	(8 * sizeof(unsigned long))
 
 #define MAX_VCPUS	64
+#define TOUCHERS	256
 
 /* per vCPU: [0] kernel, [1] user; each written by its vCPU's thread */
 static uint64_t insns[MAX_VCPUS][2];
@@ -77,6 +82,20 @@ static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int attr_vcpu = MAX_VCPUS;
 /* bytes: [0] by kernel instructions, [1] by user ones; [.][0] loads */
 static uint64_t window_bytes[2][2];
+
+/* an instruction whose memory accesses are counted */
+struct insn {
+	uint64_t vaddr;
+	int user;
+};
+
+/* the instructions that touched the window since "clear", and how much */
+static struct {
+	uint64_t vaddr;
+	uint64_t bytes;
+} touchers[TOUCHERS];
+static unsigned int ntouchers;
+static pthread_mutex_t touchers_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long *window;
 static const char *ctl_path, *out_path;
 static long ctl_offset;
@@ -99,11 +118,28 @@ static void window_set(uint64_t pfn, uint64_t pages)
 				  1UL << (pfn % LONG_BITS), __ATOMIC_RELAXED);
 }
 
-/* an access by an instruction of user space (@udata not NULL) or not */
+static void toucher_add(uint64_t vaddr, uint64_t bytes)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&touchers_lock);
+	for (i = 0; i < ntouchers && touchers[i].vaddr != vaddr; i++)
+		;
+	if (i < TOUCHERS) {
+		touchers[i].vaddr = vaddr;
+		touchers[i].bytes += bytes;
+		if (i == ntouchers)
+			ntouchers++;
+	}
+	pthread_mutex_unlock(&touchers_lock);
+}
+
+/* an access by instruction @udata (struct insn) */
 static void vcpu_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
 		     uint64_t vaddr, void *udata)
 {
 	struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
+	const struct insn *in = udata;
 	uint64_t bytes;
 
 	if (!hw || qemu_plugin_hwaddr_is_io(hw))
@@ -111,8 +147,9 @@ static void vcpu_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
 	if (!in_window(qemu_plugin_hwaddr_phys_addr(hw) >> PAGE_SHIFT))
 		return;
 	bytes = 1ULL << qemu_plugin_mem_size_shift(info);
-	__atomic_fetch_add(&window_bytes[!!udata][qemu_plugin_mem_is_store(info)],
+	__atomic_fetch_add(&window_bytes[in->user][qemu_plugin_mem_is_store(info)],
 			   bytes, __ATOMIC_RELAXED);
+	toucher_add(in->vaddr, bytes);
 }
 
 static int count_mem = 1;
@@ -150,12 +187,16 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		return;
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		struct insn *in = malloc(sizeof(*in));
 
+		/* never freed, as the block */
+		if (!in)
+			abort();
+		in->vaddr = qemu_plugin_insn_vaddr(insn);
+		in->user = in->vaddr < KERNEL_START;
 		qemu_plugin_register_vcpu_mem_cb(insn, vcpu_mem,
 						 QEMU_PLUGIN_CB_NO_REGS,
-						 QEMU_PLUGIN_MEM_RW,
-						 qemu_plugin_insn_vaddr(insn) <
-						 KERNEL_START ? b : NULL);
+						 QEMU_PLUGIN_MEM_RW, in);
 	}
 }
 
@@ -214,6 +255,33 @@ static void dump(const char *path)
 	fclose(out);
 }
 
+/* "touchers <file>": the instructions that touched the window */
+static void touchers_dump(const char *path)
+{
+	FILE *out = fopen(path, "w");
+	unsigned int i;
+
+	if (!out)
+		return;
+	pthread_mutex_lock(&touchers_lock);
+	for (i = 0; i < ntouchers; i++)
+		fprintf(out, "%" PRIx64 " %" PRIu64 "\n", touchers[i].vaddr,
+			touchers[i].bytes);
+	pthread_mutex_unlock(&touchers_lock);
+	fprintf(out, "done\n");
+	fclose(out);
+}
+
+/* "clear": an empty window, and nothing has touched it */
+static void window_clear(void)
+{
+	memset(window, 0, MAX_PFN / 8);
+	pthread_mutex_lock(&touchers_lock);
+	memset(touchers, 0, sizeof(touchers));
+	ntouchers = 0;
+	pthread_mutex_unlock(&touchers_lock);
+}
+
 /* one line of the control file */
 static void command(char *line)
 {
@@ -224,13 +292,15 @@ static void command(char *line)
 	if (sscanf(line, "window %" SCNu64 " %" SCNu64, &pfn, &pages) == 2)
 		window_set(pfn, pages);
 	else if (!strncmp(line, "clear", 5))
-		memset(window, 0, MAX_PFN / 8);
+		window_clear();
 	else if (sscanf(line, "mark %127s", label) == 1)
 		mark(label);
 	else if (sscanf(line, "zero %u", &vcpu) == 1)
 		zero(vcpu);
 	else if (sscanf(line, "dump %239s", path) == 1)
 		dump(path);
+	else if (sscanf(line, "touchers %239s", path) == 1)
+		touchers_dump(path);
 }
 
 /* what the guest appended to the control file since the last poll */

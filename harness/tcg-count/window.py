@@ -5,13 +5,19 @@ plugin's window (harness/tcg-count/tcg_count.c): run in the guest, as
 root, it prints "window <pfn> <pages>" lines for the plugin's control
 file.
 
-window.py udmabuf <pid>  the pages of every memfd <pid> holds open: a
+window.py udmabuf <pid> [hold]
+                         the pages of every memfd <pid> holds open: a
                          udmabuf's, which ncdevmem keeps open, so these
                          are the pages the NIC writes the payload to.
                          Each is taken with pidfd_getfd(), mapped and
                          touched here, and its frames read from this
                          process's pagemap (which shows nothing of a
-                         udmabuf's own mapping: 6.1's is VM_PFNMAP)
+                         udmabuf's own mapping: 6.1's is VM_PFNMAP).
+                         With "hold", it then prints "held" and keeps the
+                         memfds open until
+                         it is killed: the pages stay the window's after
+                         <pid> exits, rather than going back to the page
+                         allocator and being counted in their next use
 window.py anon <pid>     the present pages of <pid>'s private writable
                          memory (heap, anonymous mappings): where recv()
                          copies the payload; the receiver touches its
@@ -29,6 +35,7 @@ The number of pages is on stderr; exit 1 if no page was found.
 import ctypes
 import mmap
 import os
+import signal
 import struct
 import sys
 
@@ -50,7 +57,7 @@ def frames(pagemap, start, pages):
     return out
 
 
-def memfd_frames(pid):
+def memfd_frames(pid, held):
     libc = ctypes.CDLL(None, use_errno=True)
     libc.mmap.restype = ctypes.c_void_p
     libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
@@ -81,7 +88,7 @@ def memfd_frames(pid):
         else:
             print(f"window.py: {link}: mmap: "
                   f"{os.strerror(ctypes.get_errno())}", file=sys.stderr)
-        os.close(mine)
+        held.append(mine)
     os.close(pidfd)
     return found
 
@@ -114,10 +121,11 @@ def low_ram_end():
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("udmabuf", "anon"):
+    if (len(sys.argv) not in (3, 4) or sys.argv[1] not in ("udmabuf", "anon")
+            or sys.argv[3:] not in ([], ["hold"])):
         sys.exit(__doc__.split("\n\n")[1])
-    pid = int(sys.argv[2])
-    pfns = sorted(memfd_frames(pid) if sys.argv[1] == "udmabuf"
+    pid, held = int(sys.argv[2]), []
+    pfns = sorted(memfd_frames(pid, held) if sys.argv[1] == "udmabuf"
                   else anon_frames(pid))
     if not pfns:
         sys.exit(f"window.py: no present page of {sys.argv[1]} in {pid}")
@@ -132,6 +140,11 @@ def main():
         if p is not None:
             start = prev = p
     print(f"window.py: {len(pfns)} pages", file=sys.stderr)
+    if sys.argv[3:] == ["hold"]:
+        print("held", flush=True)
+        signal.pause()
+    for fd in held:
+        os.close(fd)
 
 
 if __name__ == "__main__":
