@@ -29,9 +29,10 @@
  *				"done"; the guest maps the addresses to
  *				symbols (kallsyms)
  *	touchers <file>		write "<instruction address> <bytes>" for
- *				the instructions (at most TOUCHERS) that
- *				loaded or stored window bytes since the
- *				last "clear", then "done"
+ *				the instructions that loaded or stored
+ *				window bytes since the last "clear", then
+ *				"done" (an instruction translated twice may
+ *				have two lines)
  * A guest that waits for its label in <out> before it goes on has
  * counts that end within one poll of the mark.
  *
@@ -58,7 +59,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define LONG_BITS	(8 * sizeof(unsigned long))
 
 #define MAX_VCPUS	64
-#define TOUCHERS	256
 
 /* per vCPU: [0] kernel, [1] user; each written by its vCPU's thread */
 static uint64_t insns[MAX_VCPUS][2];
@@ -83,18 +83,21 @@ static unsigned int attr_vcpu = MAX_VCPUS;
 /* bytes: [0] by kernel instructions, [1] by user ones; [.][0] loads */
 static uint64_t window_bytes[2][2];
 
-/* an instruction whose memory accesses are counted */
+/*
+ * An instruction whose memory accesses are counted, never freed. Its
+ * window bytes are added without a lock; the first time it touches the
+ * window after a "clear", it joins the list of touchers.
+ */
 struct insn {
 	uint64_t vaddr;
 	int user;
+	int listed;
+	uint64_t bytes;
+	struct insn *next;
 };
 
-/* the instructions that touched the window since "clear", and how much */
-static struct {
-	uint64_t vaddr;
-	uint64_t bytes;
-} touchers[TOUCHERS];
-static unsigned int ntouchers;
+/* the instructions that touched the window since "clear" */
+static struct insn *touchers;
 static pthread_mutex_t touchers_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long *window;
 static const char *ctl_path, *out_path;
@@ -118,19 +121,14 @@ static void window_set(uint64_t pfn, uint64_t pages)
 				  1UL << (pfn % LONG_BITS), __ATOMIC_RELAXED);
 }
 
-static void toucher_add(uint64_t vaddr, uint64_t bytes)
+static void toucher_add(struct insn *in, uint64_t bytes)
 {
-	unsigned int i;
-
+	__atomic_fetch_add(&in->bytes, bytes, __ATOMIC_RELAXED);
+	if (__atomic_exchange_n(&in->listed, 1, __ATOMIC_RELAXED))
+		return;
 	pthread_mutex_lock(&touchers_lock);
-	for (i = 0; i < ntouchers && touchers[i].vaddr != vaddr; i++)
-		;
-	if (i < TOUCHERS) {
-		touchers[i].vaddr = vaddr;
-		touchers[i].bytes += bytes;
-		if (i == ntouchers)
-			ntouchers++;
-	}
+	in->next = touchers;
+	touchers = in;
 	pthread_mutex_unlock(&touchers_lock);
 }
 
@@ -139,7 +137,7 @@ static void vcpu_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
 		     uint64_t vaddr, void *udata)
 {
 	struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
-	const struct insn *in = udata;
+	struct insn *in = udata;
 	uint64_t bytes;
 
 	if (!hw || qemu_plugin_hwaddr_is_io(hw))
@@ -149,7 +147,7 @@ static void vcpu_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
 	bytes = 1ULL << qemu_plugin_mem_size_shift(info);
 	__atomic_fetch_add(&window_bytes[in->user][qemu_plugin_mem_is_store(info)],
 			   bytes, __ATOMIC_RELAXED);
-	toucher_add(in->vaddr, bytes);
+	toucher_add(in, bytes);
 }
 
 static int count_mem = 1;
@@ -187,7 +185,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		return;
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-		struct insn *in = malloc(sizeof(*in));
+		struct insn *in = calloc(1, sizeof(*in));
 
 		/* never freed, as the block */
 		if (!in)
@@ -259,14 +257,14 @@ static void dump(const char *path)
 static void touchers_dump(const char *path)
 {
 	FILE *out = fopen(path, "w");
-	unsigned int i;
+	struct insn *in;
 
 	if (!out)
 		return;
 	pthread_mutex_lock(&touchers_lock);
-	for (i = 0; i < ntouchers; i++)
-		fprintf(out, "%" PRIx64 " %" PRIu64 "\n", touchers[i].vaddr,
-			touchers[i].bytes);
+	for (in = touchers; in; in = in->next)
+		fprintf(out, "%" PRIx64 " %" PRIu64 "\n", in->vaddr,
+			__atomic_load_n(&in->bytes, __ATOMIC_RELAXED));
 	pthread_mutex_unlock(&touchers_lock);
 	fprintf(out, "done\n");
 	fclose(out);
@@ -277,8 +275,13 @@ static void window_clear(void)
 {
 	memset(window, 0, MAX_PFN / 8);
 	pthread_mutex_lock(&touchers_lock);
-	memset(touchers, 0, sizeof(touchers));
-	ntouchers = 0;
+	while (touchers) {
+		struct insn *in = touchers;
+
+		touchers = in->next;
+		__atomic_store_n(&in->bytes, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&in->listed, 0, __ATOMIC_RELAXED);
+	}
 	pthread_mutex_unlock(&touchers_lock);
 }
 
